@@ -1,0 +1,64 @@
+// queue.hpp - a host queue: one dispatcher thread running commands after their dependencies.
+//
+// Commands run one at a time in submission order; each command itself runs in parallel (a
+// launch spreads its work-groups over the task arena). Running an out-of-order queue in order
+// is a valid schedule, and keeps the dispatcher simple; dependencies on other queues' events are
+// waited for before the command starts.
+#ifndef DPK_BACKENDS_HOST_QUEUE_HPP
+#define DPK_BACKENDS_HOST_QUEUE_HPP
+
+#include "event.hpp"
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace dpk::host {
+
+/// A unit of work. `run` returns a status and, on failure, fills `cause`.
+struct Command {
+  std::string what; // "launch of 'vadd'", "copy of 4096 bytes": named in failures
+  std::vector<dpk_pl_event_t> dependencies; // retained; released after the command ran
+  dpk_pl_event_t event = nullptr;           // retained for the queue
+  std::function<dpk_status_t(std::string &cause)> run;
+};
+
+} // namespace dpk::host
+
+struct dpk_pl_queue_s {
+  explicit dpk_pl_queue_s(uint32_t flags);
+  ~dpk_pl_queue_s(); // drains pending commands, then joins the dispatcher
+
+  /// Takes ownership of the command; the event (if any) is completed when it ran.
+  void submit(dpk::host::Command command);
+  /// Waits until every submitted command ran; returns and clears the first failure since the
+  /// previous finish (the cause goes to the thread's last error).
+  dpk_status_t finish();
+
+  uint32_t flags;
+
+private:
+  void dispatchLoop();
+
+  std::mutex mutex;
+  std::condition_variable wakeDispatcher;
+  std::condition_variable idle;
+  std::deque<dpk::host::Command> pending;
+  bool running = false; // a command is executing
+  bool stopping = false;
+  dpk_status_t firstError = DPK_SUCCESS;
+  std::string firstErrorCause;
+  std::thread dispatcher;
+};
+
+namespace dpk::host {
+dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out);
+dpk_status_t queueRelease(dpk_pl_queue_t queue);
+dpk_status_t queueFinish(dpk_pl_queue_t queue);
+} // namespace dpk::host
+
+#endif

@@ -1,0 +1,226 @@
+// work_groups.cpp - the CPU execution model: one call of a work-group function per work-group,
+// work-groups spread over the task arena with tbb::parallel_for.
+#include "work_groups.hpp"
+
+#include "device.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+namespace dpk::host {
+namespace {
+
+constexpr size_t kSlotAlign = 16;
+constexpr size_t kLocalAlign = 64;
+// Work-items per group along the last dimension in a Range launch: enough for the compiled
+// work-item loop to run long vectorized stretches, small enough to spread over the cores.
+constexpr uint64_t kRangeRowLength = 1024;
+
+size_t alignUp(size_t value, size_t align) { return (value + align - 1) / align * align; }
+
+// One rectangular block of work-groups: `shape` gives sizes, groups start at groupOrigin.
+struct GroupBlock {
+  GroupShape shape;
+  uint64_t groupOrigin[3] = {0, 0, 0};
+  uint64_t groupCount[3] = {1, 1, 1};
+
+  uint64_t totalGroups() const { return groupCount[0] * groupCount[1] * groupCount[2]; }
+};
+
+struct LocalMemory {
+  void *base = nullptr;
+  ~LocalMemory() { std::free(base); }
+};
+
+// Gives each DPK_ARG_LOCAL argument its own slice of one allocation and returns the argument
+// pointer array a work-group function receives.
+std::vector<void *> bindArguments(const ArgumentPack &args, LocalMemory &local,
+                                  std::vector<void *> &localPointers) {
+  size_t total = 0;
+  for (size_t bytes : args.localSizes)
+    total += alignUp(bytes, kLocalAlign);
+  if (total)
+    local.base = std::aligned_alloc(kLocalAlign, total);
+  if (total && !local.base)
+    throw std::bad_alloc();
+
+  std::vector<void *> pointers(args.offsets.size());
+  localPointers.assign(args.offsets.size(), nullptr);
+  size_t cursor = 0;
+  for (size_t i = 0; i < args.offsets.size(); ++i) {
+    if (args.localSizes[i]) {
+      localPointers[i] = static_cast<char *>(local.base) + cursor;
+      cursor += alignUp(args.localSizes[i], kLocalAlign);
+      pointers[i] = &localPointers[i];
+      continue;
+    }
+    pointers[i] = const_cast<unsigned char *>(args.bytes.data() + args.offsets[i]);
+  }
+  return pointers;
+}
+
+void runItems(const dpk_host_kernel_entry_t &entry, const dpk_host_work_group_t &group,
+              void *const *args) {
+  auto fn = reinterpret_cast<dpk_host_item_fn>(entry.fn);
+  dpk_host_item_t item;
+  std::memset(&item, 0, sizeof item);
+  item.dims = group.dims;
+  for (int d = 0; d < 3; ++d) {
+    item.group_id[d] = group.group_id[d];
+    item.global_size[d] = group.global_size[d];
+    item.local_size[d] = group.local_size[d];
+  }
+  for (uint64_t i = 0; i < group.local_size[0]; ++i)
+    for (uint64_t j = 0; j < group.local_size[1]; ++j)
+      for (uint64_t k = 0; k < group.local_size[2]; ++k) {
+        uint64_t local[3] = {i, j, k};
+        for (int d = 0; d < 3; ++d) {
+          item.local_id[d] = local[d];
+          item.global_id[d] = group.group_id[d] * group.local_size[d] + local[d];
+        }
+        fn(&item, args);
+      }
+}
+
+void runBlock(const dpk_host_kernel_entry_t &entry, const GroupBlock &block, const ArgumentPack &args) {
+  const uint64_t count = block.totalGroups();
+  if (count == 0)
+    return;
+  tbb::parallel_for(tbb::blocked_range<uint64_t>(0, count), [&](const tbb::blocked_range<uint64_t> &range) {
+    LocalMemory local;
+    std::vector<void *> localPointers;
+    std::vector<void *> pointers = bindArguments(args, local, localPointers);
+
+    dpk_host_work_group_t group;
+    std::memset(&group, 0, sizeof group);
+    group.dims = block.shape.dims;
+    for (int d = 0; d < 3; ++d) {
+      group.global_size[d] = block.shape.global[d];
+      group.local_size[d] = block.shape.local[d];
+      group.num_groups[d] = block.shape.global[d] / block.shape.local[d];
+    }
+    for (uint64_t linear = range.begin(); linear != range.end(); ++linear) {
+      // Row-major: dimension 0 varies slowest, as in the index space every backend shares.
+      uint64_t rest = linear;
+      for (int d = 2; d >= 0; --d) {
+        group.group_id[d] = block.groupOrigin[d] + rest % block.groupCount[d];
+        rest /= block.groupCount[d];
+      }
+      if (entry.kind == DPK_HOST_KERNEL_ITEM)
+        runItems(entry, group, pointers.data());
+      else
+        reinterpret_cast<dpk_host_group_fn>(entry.fn)(&group, pointers.data());
+    }
+  });
+}
+
+} // namespace
+
+ArgumentPack ArgumentPack::copy(uint32_t numArgs, const dpk_kernel_arg_t *args) {
+  ArgumentPack pack;
+  pack.offsets.resize(numArgs);
+  pack.localSizes.assign(numArgs, 0);
+  size_t cursor = 0;
+  for (uint32_t i = 0; i < numArgs; ++i) {
+    pack.offsets[i] = cursor;
+    size_t bytes = args[i].kind == DPK_ARG_POINTER ? sizeof(void *)
+                   : args[i].kind == DPK_ARG_SCALAR ? args[i].size
+                                                    : 0;
+    cursor = alignUp(cursor + bytes, kSlotAlign);
+  }
+  pack.bytes.assign(cursor + kSlotAlign, 0);
+  for (uint32_t i = 0; i < numArgs; ++i) {
+    if (args[i].kind == DPK_ARG_LOCAL) {
+      pack.localSizes[i] = args[i].size;
+      continue;
+    }
+    size_t bytes = args[i].kind == DPK_ARG_POINTER ? sizeof(void *) : args[i].size;
+    std::memcpy(pack.bytes.data() + pack.offsets[i], args[i].value, bytes);
+  }
+  return pack;
+}
+
+dpk_status_t chooseGroupShape(const dpk_launch_config_t &config, const dpk_host_kernel_entry_t &entry,
+                              GroupShape &out, std::string &error) {
+  GroupShape shape;
+  shape.dims = config.dims;
+  const bool isRange = !config.local_size[0] && !config.local_size[1] && !config.local_size[2];
+  const uint64_t *required = entry.required_local_size;
+  const bool specialized = required[0] || required[1] || required[2];
+  for (uint32_t d = 0; d < 3; ++d) {
+    bool used = d < config.dims;
+    shape.global[d] = used ? config.global_size[d] : 1;
+    shape.local[d] = !used ? 1 : isRange ? 0 : config.local_size[d];
+    if (used && shape.global[d] == 0) {
+      error = "global size of dimension " + std::to_string(d) + " is 0";
+      return DPK_ERROR_INVALID_RANGE;
+    }
+  }
+  if (specialized) {
+    for (uint32_t d = 0; d < config.dims; ++d) {
+      uint64_t want = required[d] ? required[d] : 1;
+      if (!isRange && shape.local[d] != want) {
+        error = "kernel '" + std::string(entry.name) + "' was compiled for local size " + std::to_string(want) +
+                " in dimension " + std::to_string(d) + " but launched with " + std::to_string(shape.local[d]);
+        return DPK_ERROR_INVALID_RANGE;
+      }
+      shape.local[d] = want;
+    }
+  } else if (isRange) {
+    for (uint32_t d = 0; d < config.dims; ++d)
+      shape.local[d] = 1;
+    uint32_t last = config.dims - 1;
+    shape.local[last] = std::min<uint64_t>(shape.global[last], kRangeRowLength);
+    out = shape;
+    return DPK_SUCCESS; // a Range may leave a remainder: runLaunch covers it
+  }
+  uint64_t product = 1;
+  for (uint32_t d = 0; d < 3; ++d) {
+    if (shape.global[d] % shape.local[d] != 0) {
+      error = "local size " + std::to_string(shape.local[d]) + " does not divide global size " +
+              std::to_string(shape.global[d]) + " in dimension " + std::to_string(d);
+      return DPK_ERROR_INVALID_RANGE;
+    }
+    product *= shape.local[d];
+  }
+  if (product > kMaxWorkGroupSize) {
+    error = "work-group of " + std::to_string(product) + " work-items exceeds the host maximum of " +
+            std::to_string(kMaxWorkGroupSize);
+    return DPK_ERROR_INVALID_RANGE;
+  }
+  out = shape;
+  return DPK_SUCCESS;
+}
+
+void runLaunch(const dpk_host_kernel_entry_t &entry, const GroupShape &shape, const ArgumentPack &args) {
+  const uint32_t last = shape.dims - 1;
+  GroupBlock main;
+  main.shape = shape;
+  for (int d = 0; d < 3; ++d)
+    main.groupCount[d] = shape.global[d] / shape.local[d];
+  const uint64_t remainder = shape.global[last] % shape.local[last];
+
+  hostDevice()->arena.execute([&] {
+    runBlock(entry, main, args);
+    if (!remainder)
+      return;
+    // A Range whose last dimension is not a multiple of the row length: the leftover columns
+    // run as single-item groups, whose group ids are then their global ids.
+    GroupBlock tail;
+    tail.shape = shape;
+    for (int d = 0; d < 3; ++d) {
+      tail.shape.local[d] = 1;
+      tail.groupCount[d] = shape.global[d];
+    }
+    tail.groupOrigin[last] = shape.global[last] - remainder;
+    tail.groupCount[last] = remainder;
+    runBlock(entry, tail, args);
+  });
+}
+
+} // namespace dpk::host

@@ -1,0 +1,39 @@
+// work_groups.hpp - runs one kernel launch over all its work-groups with oneTBB.
+#ifndef DPK_BACKENDS_HOST_WORK_GROUPS_HPP
+#define DPK_BACKENDS_HOST_WORK_GROUPS_HPP
+
+#include "dpk/plugin.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dpk::host {
+
+/// Kernel arguments copied at enqueue time (the caller may reuse its storage at once).
+struct ArgumentPack {
+  std::vector<unsigned char> bytes;   // every argument value, 16-byte aligned slots
+  std::vector<size_t> offsets;        // where argument i's value starts in `bytes`
+  std::vector<size_t> localSizes;     // bytes of local memory for DPK_ARG_LOCAL, else 0
+
+  static ArgumentPack copy(uint32_t numArgs, const dpk_kernel_arg_t *args);
+};
+
+/// The work-group shape of a launch: an NdRange's own, or the one chosen for a Range.
+struct GroupShape {
+  uint32_t dims;
+  uint64_t global[3];
+  uint64_t local[3];
+};
+
+/// Checks an NdRange shape or picks one for a Range launch (local sizes all zero). A kernel
+/// specialized on a local size (required_local_size) gets that one. Errors name the dimension.
+dpk_status_t chooseGroupShape(const dpk_launch_config_t &config, const dpk_host_kernel_entry_t &entry,
+                              GroupShape &out, std::string &error);
+
+/// Runs every work-group of the launch on the task arena and returns when all finished.
+void runLaunch(const dpk_host_kernel_entry_t &entry, const GroupShape &shape, const ArgumentPack &args);
+
+} // namespace dpk::host
+
+#endif

@@ -1,0 +1,77 @@
+// Compiler.h - the one entry point from the runtime into kernel compilation.
+//
+// compileModule() turns verified IR into the artifact a backend accepts: an ELF object holding
+// work-group functions for the host, SPIR-V, OpenCL C, or PTX. Artifacts are plain bytes so the
+// kernel cache can store every kind alike; the host's object is made callable by loadHostCode().
+//
+// Kernel ABI (every target): each IR kernel parameter becomes launch arguments in order:
+//   scalar            -> one DPK_ARG_SCALAR of the scalar's size
+//   ptr<global|constant|generic, T> -> one DPK_ARG_POINTER
+//   ptr<local, T>     -> one DPK_ARG_LOCAL (size chosen by the caller)
+//   view<space, T, n> -> the pointer as above, then n i64 DPK_ARG_SCALARs (shape), then n (strides)
+// The host object defines, for each kernel K, a dpk_host_group_fn named "dpk_wg_K".
+#ifndef DPK_CORE_COMPILER_COMPILER_H
+#define DPK_CORE_COMPILER_COMPILER_H
+
+#include "ir/IR.h"
+#include "support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dpk::compiler {
+
+enum class TargetKind { Host, SpirV, OpenCLC, Ptx };
+const char *targetName(TargetKind target); // "host", "spirv", "opencl-c", "ptx"
+
+struct CompileOptions {
+  TargetKind target = TargetKind::Host;
+  /// Device identity: the PTX arch for CUDA ("sm_90"), the CPU for the host ("" = this CPU).
+  std::string targetId;
+  /// Non-zero: specialize every kernel on this work-group shape (NdRange launches).
+  std::array<uint64_t, 3> localSize{0, 0, 0};
+  /// Launch dimensionality (1-3). Device targets map dpk dimension d to the API's dimension
+  /// dims-1-d (dpk's last, fastest-varying dimension becomes OpenCL dim 0 / CUDA x), so the
+  /// compiled code depends on it. 0 = infer from the largest dimension the kernel uses.
+  uint32_t dims = 0;
+  int optLevel = 3;
+  /// Level-4 diagnostics: when non-empty, every stage (IR, LLVM IR, output) is written here.
+  std::string dumpDirectory;
+};
+
+/// One compiled artifact: SPIR-V binary, OpenCL C text, PTX text or a host ELF object.
+struct Artifact {
+  dpk_artifact_format_t format = DPK_FORMAT_HOST_NATIVE;
+  std::vector<uint8_t> bytes;
+};
+
+/// Compiles every kernel (and the device functions they call) of a verified module.
+Expected<Artifact> compileModule(const ir::Module &module, const CompileOptions &options);
+
+/// Host code loaded into this process. Keeps the JIT alive; module() stays valid as long as the
+/// HostCode lives.
+class HostCode {
+public:
+  virtual ~HostCode() = default;
+  virtual const dpk_host_module_t &module() const = 0;
+};
+
+/// Links a host ELF object from compileModule() into this process.
+Expected<std::shared_ptr<HostCode>> loadHostCode(const std::vector<uint8_t> &object,
+                                                 const std::vector<std::string> &kernelNames,
+                                                 const std::array<uint64_t, 3> &requiredLocalSize);
+
+/// One ABI argument of a kernel after view expansion (see the file comment).
+struct AbiArg {
+  dpk_arg_kind_t kind;
+  size_t size;          // scalars: bytes; pointers: 8; local: 0 (caller decides)
+  unsigned paramIndex;  // which IR parameter it comes from
+};
+std::vector<AbiArg> kernelAbi(const ir::Function &kernel);
+
+} // namespace dpk::compiler
+
+#endif // DPK_CORE_COMPILER_COMPILER_H

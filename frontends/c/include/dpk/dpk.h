@@ -1,0 +1,186 @@
+/* dpk.h - the public C API of dpk, a portable data-parallel kernel runtime.
+ *
+ * Conventions (after libgit2):
+ *  - functions are dpk_<object>_<verb>; every fallible one returns dpk_status_t (0 = success);
+ *  - out-parameters come first and are left untouched on failure;
+ *  - dpk_last_error() returns a thread-local message for the last failure on this thread,
+ *    naming what was wrong and where (device, kernel, file:line:column, native code);
+ *  - handles are opaque and reference counted: *_retain adds a reference, *_release drops one.
+ *    What a function returns through an out-parameter is the caller's reference;
+ *  - no C++ exception ever escapes.
+ *
+ * The runtime initializes itself on first use: it reads the policy (DPK_CONFIG, then
+ * $XDG_CONFIG_HOME/dpk/policy.yaml, then the built-in default), then loads the plugins the
+ * policy allows. dpk_init() does the same eagerly and reports policy errors.
+ */
+#ifndef DPK_H
+#define DPK_H
+
+#include "dpk/dpk_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DPK_VERSION_MAJOR 0
+#define DPK_VERSION_MINOR 1
+#define DPK_VERSION_PATCH 0
+
+typedef struct dpk_device_s *dpk_device_t;
+typedef struct dpk_queue_s *dpk_queue_t;
+typedef struct dpk_event_s *dpk_event_t;
+typedef struct dpk_program_s *dpk_program_t;
+typedef struct dpk_kernel_s *dpk_kernel_t;
+
+/* ---- runtime and errors ------------------------------------------------------------------ */
+
+/* Initializes the runtime now (otherwise done on first use). Fails with DPK_ERROR_POLICY on a
+ * malformed policy file, naming file, line and column. Safe to call more than once. */
+DPK_EXPORT dpk_status_t dpk_init(void);
+
+/* The last failure's message on this calling thread; "" when there was none. Borrowed: valid
+ * until the next dpk call on this thread. */
+DPK_EXPORT const char *dpk_last_error(void);
+/* The backend's native code for the last failure (CUresult, cl_int, ze_result_t), or 0. */
+DPK_EXPORT int32_t dpk_last_error_native_code(void);
+/* A fixed name for a status ("DPK_ERROR_INVALID_RANGE"). */
+DPK_EXPORT const char *dpk_status_name(dpk_status_t status);
+
+/* ---- devices ----------------------------------------------------------------------------- */
+
+typedef struct dpk_device_info {
+  size_t struct_size; /* set to sizeof(dpk_device_info_t) before the call */
+  char backend[32];   /* "host", "opencl", "level_zero", "cuda" */
+  char name[256];
+  char vendor[128];
+  char driver_version[128];
+  char filter_string[64]; /* canonical selector for this device, e.g. "opencl:cpu:0" */
+  dpk_device_type_t type;
+  uint32_t compute_units;
+  uint64_t global_mem_size;
+  uint64_t local_mem_size;
+  uint64_t max_work_group_size;
+  uint64_t max_work_item_sizes[3];
+  uint32_t formats; /* dpk_artifact_format_t bits */
+  uint32_t aspects; /* DPK_ASPECT_* bits */
+} dpk_device_info_t;
+
+/* Number of devices the runtime can use under the current policy. */
+DPK_EXPORT dpk_status_t dpk_device_count(uint32_t *out);
+/* The index-th device (0 <= index < count), in the policy's preference order. */
+DPK_EXPORT dpk_status_t dpk_device_get(dpk_device_t *out, uint32_t index);
+/* The best device matching a dpctl-style filter ("cuda:gpu", "opencl:cpu:0", "gpu,cpu",
+ * "!opencl:*"); NULL or "" means the policy's default. DPK_ERROR_PARSE names the bad
+ * character of a malformed filter; DPK_ERROR_NO_DEVICE lists the devices that were considered. */
+DPK_EXPORT dpk_status_t dpk_device_select(dpk_device_t *out, const char *filter);
+DPK_EXPORT dpk_status_t dpk_device_get_info(dpk_device_info_t *out, dpk_device_t device);
+DPK_EXPORT dpk_status_t dpk_device_retain(dpk_device_t device);
+DPK_EXPORT dpk_status_t dpk_device_release(dpk_device_t device);
+
+/* ---- queues ------------------------------------------------------------------------------ */
+
+enum {
+  DPK_QUEUE_IN_ORDER = 0,           /* commands run in submission order (default) */
+  DPK_QUEUE_OUT_OF_ORDER = 1u << 0, /* commands are ordered only by explicit dependencies */
+  DPK_QUEUE_PROFILING = 1u << 1     /* record command times (dpk_event_elapsed_ns) */
+};
+
+DPK_EXPORT dpk_status_t dpk_queue_create(dpk_queue_t *out, dpk_device_t device, uint32_t flags);
+/* Waits for every command submitted so far; returns the first asynchronous error with device,
+ * kernel and cause in dpk_last_error(). */
+DPK_EXPORT dpk_status_t dpk_queue_wait(dpk_queue_t queue);
+/* The device of a queue (borrowed: do not release). */
+DPK_EXPORT dpk_device_t dpk_queue_device(dpk_queue_t queue);
+DPK_EXPORT dpk_status_t dpk_queue_retain(dpk_queue_t queue);
+DPK_EXPORT dpk_status_t dpk_queue_release(dpk_queue_t queue);
+
+/* ---- memory ------------------------------------------------------------------------------ */
+
+/* Allocates `size` bytes of the given kind for a device. Freed with dpk_mem_free. */
+DPK_EXPORT dpk_status_t dpk_mem_alloc(void **out, dpk_device_t device, dpk_mem_kind_t kind,
+                                      size_t size);
+/* Frees memory from dpk_mem_alloc; waits for nothing: the caller orders frees after use. */
+DPK_EXPORT dpk_status_t dpk_mem_free(void *ptr);
+
+/* Commands. deps may be NULL when num_deps is 0. out_event may be NULL; otherwise it receives a
+ * new event the caller releases. */
+DPK_EXPORT dpk_status_t dpk_enqueue_copy(dpk_event_t *out_event, dpk_queue_t queue, void *dst,
+                                         const void *src, size_t bytes, uint32_t num_deps,
+                                         const dpk_event_t *deps);
+DPK_EXPORT dpk_status_t dpk_enqueue_fill(dpk_event_t *out_event, dpk_queue_t queue, void *dst,
+                                         const void *pattern, size_t pattern_size, size_t bytes,
+                                         uint32_t num_deps, const dpk_event_t *deps);
+
+/* ---- programs and kernels ---------------------------------------------------------------- */
+
+/* A program from dpk IR text (see docs/ir.md). It is compiled for a device when a kernel of it
+ * is first launched there (and cached), so one program runs on every device. DPK_ERROR_PARSE or
+ * DPK_ERROR_VERIFY name the line, column and op. `name` labels diagnostics (may be NULL). */
+DPK_EXPORT dpk_status_t dpk_program_create_from_ir(dpk_program_t *out, const char *ir_text,
+                                                   size_t length, const char *name);
+/* A program from a SPIR-V binary for one device whose backend accepts SPIR-V. */
+DPK_EXPORT dpk_status_t dpk_program_create_from_spirv(dpk_program_t *out, dpk_device_t device,
+                                                      const void *spirv, size_t size);
+/* A program of native C functions for the host device (see dpk_host_kernel_entry_t). The
+ * entries array is copied; the functions must outlive the program. */
+DPK_EXPORT dpk_status_t dpk_program_create_from_host(dpk_program_t *out,
+                                                     const dpk_host_kernel_entry_t *entries,
+                                                     uint32_t num_entries);
+DPK_EXPORT dpk_status_t dpk_program_retain(dpk_program_t program);
+DPK_EXPORT dpk_status_t dpk_program_release(dpk_program_t program);
+
+DPK_EXPORT dpk_status_t dpk_kernel_get(dpk_kernel_t *out, dpk_program_t program,
+                                       const char *name);
+DPK_EXPORT dpk_status_t dpk_kernel_retain(dpk_kernel_t kernel);
+DPK_EXPORT dpk_status_t dpk_kernel_release(dpk_kernel_t kernel);
+
+/* An n-D array view argument (for IR kernels with view<...> parameters). */
+typedef struct dpk_view_arg {
+  void *data;
+  uint32_t ndim;
+  int64_t shape[3];
+  int64_t strides[3]; /* in elements */
+} dpk_view_arg_t;
+
+/* One kernel argument, as given to dpk_enqueue_launch. For IR kernels the core checks count and
+ * kinds against the kernel's signature (DPK_ERROR_INVALID_ARGUMENT names the argument). */
+typedef struct dpk_arg {
+  dpk_arg_kind_t kind; /* POINTER, SCALAR, LOCAL, or DPK_ARG_VIEW */
+  size_t size;         /* SCALAR: bytes; LOCAL: bytes of local memory; else ignored */
+  const void *value;   /* POINTER: the address itself; SCALAR: points to the bytes;
+                          VIEW: points to a dpk_view_arg_t; LOCAL: ignored */
+} dpk_arg_t;
+#define DPK_ARG_VIEW ((dpk_arg_kind_t)100)
+
+/* Launches a kernel. range->local_size all zero = Range launch. Validates that the local size
+ * divides the global size and fits the device (DPK_ERROR_INVALID_RANGE says which dimension).
+ * Under the policy's fallback rules a kernel that cannot run on the queue's device may run on
+ * the host instead; diagnostics say so. */
+DPK_EXPORT dpk_status_t dpk_enqueue_launch(dpk_event_t *out_event, dpk_queue_t queue,
+                                           dpk_kernel_t kernel, const dpk_launch_config_t *range,
+                                           uint32_t num_args, const dpk_arg_t *args,
+                                           uint32_t num_deps, const dpk_event_t *deps);
+
+/* ---- events ------------------------------------------------------------------------------ */
+
+/* Waits for the events; returns the first failure (with device, kernel and cause). */
+DPK_EXPORT dpk_status_t dpk_event_wait(uint32_t num_events, const dpk_event_t *events);
+DPK_EXPORT dpk_status_t dpk_event_status(dpk_event_status_t *out, dpk_event_t event);
+/* Device time of the command in ns (queue created with DPK_QUEUE_PROFILING). */
+DPK_EXPORT dpk_status_t dpk_event_elapsed_ns(uint64_t *out, dpk_event_t event);
+DPK_EXPORT dpk_status_t dpk_event_retain(dpk_event_t event);
+DPK_EXPORT dpk_status_t dpk_event_release(dpk_event_t event);
+
+/* ---- diagnostics ------------------------------------------------------------------------- */
+
+/* Receives every diagnostic record as one JSON object per call (the same text as the JSON-lines
+ * sink), in addition to the configured sink. NULL removes it. */
+typedef void (*dpk_diagnostics_callback_t)(int level, const char *json_record, void *payload);
+DPK_EXPORT dpk_status_t dpk_diagnostics_set_callback(dpk_diagnostics_callback_t callback,
+                                                     void *payload);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DPK_H */

@@ -1,0 +1,157 @@
+/* dpk_types.h - types shared by the public C API (dpk.h) and the plugin ABI (dpk/plugin.h).
+ *
+ * Everything here is plain C99 and part of the stable ABI: enumerators are never renumbered,
+ * new ones are only appended. */
+#ifndef DPK_TYPES_H
+#define DPK_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define DPK_EXPORT __declspec(dllexport)
+#else
+#define DPK_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* Every fallible entry point returns a status: 0 on success, a negative code on failure.
+ * dpk_last_error() (C API) or the plugin's last_error() gives the thread-local message. */
+typedef enum dpk_status {
+  DPK_SUCCESS = 0,
+  DPK_ERROR_GENERIC = -1,              /* anything not covered below */
+  DPK_ERROR_INVALID_ARGUMENT = -2,     /* null pointer, bad enum, wrong argument count or type */
+  DPK_ERROR_INVALID_RANGE = -3,        /* local size does not divide global size, over limits */
+  DPK_ERROR_NOT_FOUND = -4,            /* no such device, kernel, plugin or file */
+  DPK_ERROR_UNSUPPORTED = -5,          /* the backend or device lacks the feature */
+  DPK_ERROR_OUT_OF_HOST_MEMORY = -6,
+  DPK_ERROR_OUT_OF_DEVICE_MEMORY = -7,
+  DPK_ERROR_COMPILE = -8,              /* kernel compilation or program build failed */
+  DPK_ERROR_LAUNCH = -9,               /* the device refused to launch the kernel */
+  DPK_ERROR_DEVICE = -10,              /* asynchronous device error, surfaced at a wait */
+  DPK_ERROR_PLUGIN_LOAD = -11,         /* plugin present but could not be loaded */
+  DPK_ERROR_ABI_MISMATCH = -12,        /* plugin built for another ABI version */
+  DPK_ERROR_POLICY = -13,              /* malformed policy file or setting */
+  DPK_ERROR_PARSE = -14,               /* malformed IR text or device filter */
+  DPK_ERROR_VERIFY = -15,              /* IR failed verification */
+  DPK_ERROR_NO_DEVICE = -16,           /* no device matches the selector or policy */
+  DPK_ERROR_PLACEMENT = -17,           /* arguments live on different devices */
+  DPK_ERROR_INVALID_HANDLE = -18       /* a handle that is null, freed or from elsewhere */
+} dpk_status_t;
+
+typedef enum dpk_device_type {
+  DPK_DEVICE_TYPE_CPU = 1,
+  DPK_DEVICE_TYPE_GPU = 2,
+  DPK_DEVICE_TYPE_ACCELERATOR = 3
+} dpk_device_type_t;
+
+/* Kernel artifact formats a backend may accept (bit mask in dpk_device_props.formats). */
+typedef enum dpk_artifact_format {
+  DPK_FORMAT_HOST_NATIVE = 1u << 0, /* in-process function pointers, see dpk_host_module */
+  DPK_FORMAT_SPIRV = 1u << 1,       /* SPIR-V binary, OpenCL execution environment */
+  DPK_FORMAT_OPENCL_C = 1u << 2,    /* OpenCL C source text */
+  DPK_FORMAT_PTX = 1u << 3          /* NVIDIA PTX text, NUL-terminated */
+} dpk_artifact_format_t;
+
+/* Device aspects (bit mask in dpk_device_props.aspects). */
+enum {
+  DPK_ASPECT_FP64 = 1u << 0,
+  DPK_ASPECT_FP16 = 1u << 1,
+  DPK_ASPECT_ATOMIC64 = 1u << 2,
+  DPK_ASPECT_USM_DEVICE = 1u << 3,
+  DPK_ASPECT_USM_SHARED = 1u << 4,
+  DPK_ASPECT_USM_HOST = 1u << 5
+};
+
+/* Memory kinds as USM users know them. */
+typedef enum dpk_mem_kind {
+  DPK_MEM_DEVICE = 1, /* device memory; not dereferenceable on the host */
+  DPK_MEM_SHARED = 2, /* migrates between host and device; dereferenceable on both */
+  DPK_MEM_HOST = 3    /* host memory the device can access (pinned) */
+} dpk_mem_kind_t;
+
+typedef enum dpk_event_status {
+  DPK_EVENT_QUEUED = 0,
+  DPK_EVENT_RUNNING = 1,
+  DPK_EVENT_COMPLETE = 2,
+  DPK_EVENT_ERROR = 3 /* the command failed; the error is reported at the next wait */
+} dpk_event_status_t;
+
+/* How one kernel argument is passed. Array views are lowered by the core into a
+ * DPK_ARG_POINTER followed by 2*ndim int64 scalars (shape, then strides in elements). */
+typedef enum dpk_arg_kind {
+  DPK_ARG_POINTER = 1, /* value points to a void* holding a device address */
+  DPK_ARG_SCALAR = 2,  /* value points to `size` bytes passed by value */
+  DPK_ARG_LOCAL = 3    /* `size` bytes of work-group local memory; value is ignored */
+} dpk_arg_kind_t;
+
+typedef struct dpk_kernel_arg {
+  dpk_arg_kind_t kind;
+  size_t size;
+  const void *value;
+} dpk_kernel_arg_t;
+
+/* A launch over 1-3 dimensions. Dimension 0 is the slowest varying (row-major linear ids),
+ * as in SYCL and numba-dpex's kapi. local_size all zero means a Range launch: the backend picks
+ * the work-group shape. */
+typedef struct dpk_launch_config {
+  uint32_t dims;
+  uint64_t global_size[3];
+  uint64_t local_size[3];
+} dpk_launch_config_t;
+
+/* ---- Host-native kernels: the artifact the host backend executes. ----------------------
+ * A compiled kernel (or one a C embedder writes by hand) is a work-group function: it runs every
+ * work-item of one work-group. Arguments come as an array of pointers to argument values, as in
+ * CUDA's kernelParams: args[i] points to the void* (pointer and local arguments) or to the
+ * scalar's bytes. A per-item function is offered for C embedders who do not need work-groups. */
+typedef struct dpk_host_work_group {
+  uint32_t dims;
+  uint64_t global_size[3];
+  uint64_t local_size[3];
+  uint64_t group_id[3];
+  uint64_t num_groups[3];
+} dpk_host_work_group_t;
+
+typedef struct dpk_host_item {
+  uint32_t dims;
+  uint64_t global_id[3];
+  uint64_t local_id[3];
+  uint64_t group_id[3];
+  uint64_t global_size[3];
+  uint64_t local_size[3];
+} dpk_host_item_t;
+
+typedef void (*dpk_host_group_fn)(const dpk_host_work_group_t *group, void *const *args);
+typedef void (*dpk_host_item_fn)(const dpk_host_item_t *item, void *const *args);
+
+typedef enum dpk_host_kernel_kind {
+  DPK_HOST_KERNEL_GROUP = 1, /* fn is a dpk_host_group_fn */
+  DPK_HOST_KERNEL_ITEM = 2   /* fn is a dpk_host_item_fn; it may not use barriers */
+} dpk_host_kernel_kind_t;
+
+typedef struct dpk_host_kernel_entry {
+  const char *name;
+  dpk_host_kernel_kind_t kind;
+  void (*fn)(void);
+  /* Non-zero when the function was specialized for one work-group shape; the backend then
+   * rejects launches with another local size and uses this one for Range launches. */
+  uint64_t required_local_size[3];
+} dpk_host_kernel_entry_t;
+
+/* The data of a DPK_FORMAT_HOST_NATIVE artifact (size = sizeof(dpk_host_module_t)).
+ * The functions must stay valid until the program is released. */
+typedef struct dpk_host_module {
+  size_t struct_size;
+  uint32_t num_kernels;
+  const dpk_host_kernel_entry_t *kernels;
+} dpk_host_module_t;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DPK_TYPES_H */

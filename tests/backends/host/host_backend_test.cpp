@@ -1,0 +1,227 @@
+// host_backend_test.cpp - the host plugin through its dispatch table: devices, memory, copies,
+// fills, launches of item and work-group functions (NdRange, Range with remainder, local
+// memory with a barrier-style two-phase kernel), events and dependencies, and error paths.
+#include "dpk/plugin.h"
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+namespace {
+
+class HostBackend : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    handle = dlopen(DPK_HOST_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(handle, nullptr) << dlerror();
+    auto entry = reinterpret_cast<dpk_plugin_get_dispatch_fn>(dlsym(handle, DPK_PLUGIN_ENTRY_SYMBOL));
+    ASSERT_NE(entry, nullptr);
+    table.struct_size = sizeof table;
+    ASSERT_EQ(entry(DPK_PLUGIN_ABI_VERSION, &table), DPK_SUCCESS);
+    ASSERT_EQ(table.init(nullptr), DPK_SUCCESS);
+  }
+  void SetUp() override {
+    uint32_t count = 1;
+    ASSERT_EQ(table.get_devices(&count, &device), DPK_SUCCESS);
+    ASSERT_EQ(count, 1u);
+    ASSERT_EQ(table.context_create(device, &context), DPK_SUCCESS);
+    ASSERT_EQ(table.queue_create(context, DPK_PL_QUEUE_IN_ORDER, &queue), DPK_SUCCESS);
+  }
+  void TearDown() override {
+    EXPECT_EQ(table.queue_release(queue), DPK_SUCCESS);
+    EXPECT_EQ(table.context_release(context), DPK_SUCCESS);
+  }
+
+  dpk_pl_kernel_t makeKernel(const dpk_host_kernel_entry_t &entry) {
+    dpk_host_module_t module{sizeof(dpk_host_module_t), 1, &entry};
+    dpk_pl_program_t program = nullptr;
+    EXPECT_EQ(table.program_create(context, DPK_FORMAT_HOST_NATIVE, &module, sizeof module, nullptr, &program),
+              DPK_SUCCESS);
+    dpk_pl_kernel_t kernel = nullptr;
+    EXPECT_EQ(table.kernel_create(program, entry.name, &kernel), DPK_SUCCESS);
+    // The kernel keeps the program alive.
+    EXPECT_EQ(table.program_release(program), DPK_SUCCESS);
+    return kernel;
+  }
+
+  static void *handle;
+  static dpk_plugin_dispatch_t table;
+  dpk_pl_device_t device = nullptr;
+  dpk_pl_context_t context = nullptr;
+  dpk_pl_queue_t queue = nullptr;
+};
+void *HostBackend::handle = nullptr;
+dpk_plugin_dispatch_t HostBackend::table{};
+
+// out[gid] = gid * 2 over a 2-D range, written as a per-item function.
+void doubleIds(const dpk_host_item_t *item, void *const *args) {
+  float *out = *static_cast<float *const *>(args[0]);
+  uint64_t linear = item->global_id[0] * item->global_size[1] + item->global_id[1];
+  out[linear] = static_cast<float>(linear) * 2.0f;
+}
+
+// Work-group sum: phase 1 copies the group's inputs into local memory, phase 2 (after the
+// implicit "barrier" between the loops) has item 0 sum them. sums[group] = sum of inputs.
+void groupSum(const dpk_host_work_group_t *group, void *const *args) {
+  const int *in = *static_cast<int *const *>(args[0]);
+  int *sums = *static_cast<int *const *>(args[1]);
+  int *scratch = *static_cast<int *const *>(args[2]);
+  uint64_t n = group->local_size[0];
+  for (uint64_t l = 0; l < n; ++l)
+    scratch[l] = in[group->group_id[0] * n + l];
+  int total = 0;
+  for (uint64_t l = 0; l < n; ++l)
+    total += scratch[l];
+  sums[group->group_id[0]] = total;
+}
+
+// Counts calls of every work-item in a Range launch.
+void countItems(const dpk_host_work_group_t *group, void *const *args) {
+  auto *hits = *static_cast<std::atomic<int> *const *>(args[0]);
+  for (uint64_t l = 0; l < group->local_size[0]; ++l)
+    hits[group->group_id[0] * group->local_size[0] + l].fetch_add(1);
+}
+
+TEST_F(HostBackend, DevicePropertiesDescribeTheMachine) {
+  dpk_device_props_t props{};
+  props.struct_size = sizeof props;
+  ASSERT_EQ(table.device_get_props(device, &props), DPK_SUCCESS);
+  EXPECT_EQ(props.type, DPK_DEVICE_TYPE_CPU);
+  EXPECT_GE(props.compute_units, 1u);
+  EXPECT_GT(props.global_mem_size, 0u);
+  EXPECT_EQ(props.formats, static_cast<uint32_t>(DPK_FORMAT_HOST_NATIVE));
+  EXPECT_GE(props.numa_nodes, 1u);
+  EXPECT_NE(std::string(props.extra).find("cores="), std::string::npos);
+  EXPECT_STREQ(table.backend, "host");
+}
+
+TEST_F(HostBackend, CopiesAndFillsEveryMemoryKind) {
+  for (dpk_mem_kind_t kind : {DPK_MEM_DEVICE, DPK_MEM_SHARED, DPK_MEM_HOST}) {
+    const size_t n = 1 << 20; // large enough for the parallel copy path
+    void *a = nullptr, *b = nullptr;
+    ASSERT_EQ(table.mem_alloc(context, kind, n * 4, 0, &a), DPK_SUCCESS);
+    ASSERT_EQ(table.mem_alloc(context, kind, n * 4, 0, &b), DPK_SUCCESS);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 64, 0u);
+    uint32_t pattern = 0xA5A5F00Du;
+    ASSERT_EQ(table.enqueue_fill(queue, a, &pattern, 4, n * 4, 0, nullptr, nullptr), DPK_SUCCESS);
+    ASSERT_EQ(table.enqueue_copy(queue, b, a, n * 4, 0, nullptr, nullptr), DPK_SUCCESS);
+    std::vector<uint32_t> host(n);
+    ASSERT_EQ(table.enqueue_copy(queue, host.data(), b, n * 4, 0, nullptr, nullptr), DPK_SUCCESS);
+    ASSERT_EQ(table.queue_finish(queue), DPK_SUCCESS);
+    for (size_t i = 0; i < n; i += 4099)
+      ASSERT_EQ(host[i], pattern) << "kind " << kind << " index " << i;
+    EXPECT_EQ(host[n - 1], pattern);
+    table.mem_free(context, a);
+    table.mem_free(context, b);
+  }
+}
+
+TEST_F(HostBackend, ItemKernelOverTwoDimensionalNdRange) {
+  dpk_host_kernel_entry_t entry{"double_ids", DPK_HOST_KERNEL_ITEM, reinterpret_cast<void (*)(void)>(doubleIds), {0, 0, 0}};
+  dpk_pl_kernel_t kernel = makeKernel(entry);
+  std::vector<float> out(64 * 48, -1.0f);
+  void *ptr = out.data();
+  dpk_kernel_arg_t arg{DPK_ARG_POINTER, sizeof(void *), &ptr};
+  dpk_launch_config_t config{2, {64, 48, 1}, {8, 16, 1}};
+  dpk_pl_event_t event = nullptr;
+  ASSERT_EQ(table.enqueue_launch(queue, kernel, &config, 1, &arg, 0, nullptr, &event), DPK_SUCCESS);
+  ASSERT_EQ(table.event_wait(1, &event), DPK_SUCCESS);
+  dpk_event_status_t status;
+  ASSERT_EQ(table.event_status(event, &status), DPK_SUCCESS);
+  EXPECT_EQ(status, DPK_EVENT_COMPLETE);
+  for (size_t i = 0; i < out.size(); ++i)
+    ASSERT_EQ(out[i], 2.0f * i) << i;
+  table.event_release(event);
+  table.kernel_release(kernel);
+}
+
+TEST_F(HostBackend, GroupKernelWithLocalMemory) {
+  dpk_host_kernel_entry_t entry{"group_sum", DPK_HOST_KERNEL_GROUP, reinterpret_cast<void (*)(void)>(groupSum), {0, 0, 0}};
+  dpk_pl_kernel_t kernel = makeKernel(entry);
+  const uint64_t groups = 37, local = 128;
+  std::vector<int> in(groups * local);
+  std::iota(in.begin(), in.end(), 1);
+  std::vector<int> sums(groups, 0);
+  void *inPtr = in.data(), *sumPtr = sums.data();
+  dpk_kernel_arg_t args[3] = {{DPK_ARG_POINTER, 8, &inPtr}, {DPK_ARG_POINTER, 8, &sumPtr}, {DPK_ARG_LOCAL, local * 4, nullptr}};
+  dpk_launch_config_t config{1, {groups * local, 1, 1}, {local, 1, 1}};
+  ASSERT_EQ(table.enqueue_launch(queue, kernel, &config, 3, args, 0, nullptr, nullptr), DPK_SUCCESS);
+  ASSERT_EQ(table.queue_finish(queue), DPK_SUCCESS);
+  for (uint64_t g = 0; g < groups; ++g) {
+    long expected = 0;
+    for (uint64_t l = 0; l < local; ++l)
+      expected += static_cast<long>(g * local + l + 1);
+    ASSERT_EQ(sums[g], expected) << "group " << g;
+  }
+  table.kernel_release(kernel);
+}
+
+TEST_F(HostBackend, RangeLaunchWithRemainderRunsEveryItemOnce) {
+  dpk_host_kernel_entry_t entry{"count", DPK_HOST_KERNEL_GROUP, reinterpret_cast<void (*)(void)>(countItems), {0, 0, 0}};
+  dpk_pl_kernel_t kernel = makeKernel(entry);
+  const uint64_t n = 5 * 1024 + 77; // not a multiple of the chosen row length
+  std::vector<std::atomic<int>> hits(n);
+  void *ptr = hits.data();
+  dpk_kernel_arg_t arg{DPK_ARG_POINTER, 8, &ptr};
+  dpk_launch_config_t config{1, {n, 0, 0}, {0, 0, 0}};
+  ASSERT_EQ(table.enqueue_launch(queue, kernel, &config, 1, &arg, 0, nullptr, nullptr), DPK_SUCCESS);
+  ASSERT_EQ(table.queue_finish(queue), DPK_SUCCESS);
+  for (uint64_t i = 0; i < n; ++i)
+    ASSERT_EQ(hits[i].load(), 1) << i;
+  table.kernel_release(kernel);
+}
+
+TEST_F(HostBackend, DependenciesAcrossQueuesOrderCommands) {
+  dpk_pl_queue_t other = nullptr;
+  ASSERT_EQ(table.queue_create(context, DPK_PL_QUEUE_OUT_OF_ORDER, &other), DPK_SUCCESS);
+  const size_t n = 1 << 22;
+  std::vector<uint8_t> a(n, 0), b(n, 0);
+  uint8_t seven = 7;
+  dpk_pl_event_t filled = nullptr, copied = nullptr;
+  ASSERT_EQ(table.enqueue_fill(queue, a.data(), &seven, 1, n, 0, nullptr, &filled), DPK_SUCCESS);
+  ASSERT_EQ(table.enqueue_copy(other, b.data(), a.data(), n, 1, &filled, &copied), DPK_SUCCESS);
+  ASSERT_EQ(table.event_wait(1, &copied), DPK_SUCCESS);
+  EXPECT_EQ(b[0], 7);
+  EXPECT_EQ(b[n - 1], 7);
+  table.event_release(filled);
+  table.event_release(copied);
+  table.queue_release(other);
+}
+
+TEST_F(HostBackend, RejectsBadLaunchesWithReasons) {
+  dpk_host_kernel_entry_t entry{"count", DPK_HOST_KERNEL_GROUP, reinterpret_cast<void (*)(void)>(countItems), {0, 0, 0}};
+  dpk_pl_kernel_t kernel = makeKernel(entry);
+  void *ptr = nullptr;
+  dpk_kernel_arg_t arg{DPK_ARG_POINTER, 8, &ptr};
+  dpk_launch_config_t nonDividing{1, {100, 1, 1}, {7, 1, 1}};
+  EXPECT_EQ(table.enqueue_launch(queue, kernel, &nonDividing, 1, &arg, 0, nullptr, nullptr), DPK_ERROR_INVALID_RANGE);
+  int32_t native = 0;
+  std::string message = table.last_error(&native);
+  EXPECT_NE(message.find("does not divide"), std::string::npos) << message;
+  EXPECT_NE(message.find("dimension 0"), std::string::npos) << message;
+  dpk_launch_config_t tooLarge{1, {1 << 20, 1, 1}, {1 << 16, 1, 1}};
+  EXPECT_EQ(table.enqueue_launch(queue, kernel, &tooLarge, 1, &arg, 0, nullptr, nullptr), DPK_ERROR_INVALID_RANGE);
+  dpk_launch_config_t zeroDims{0, {1, 1, 1}, {1, 1, 1}};
+  EXPECT_EQ(table.enqueue_launch(queue, kernel, &zeroDims, 1, &arg, 0, nullptr, nullptr), DPK_ERROR_INVALID_RANGE);
+  dpk_pl_kernel_t missing = nullptr;
+  dpk_host_module_t module{sizeof(dpk_host_module_t), 1, &entry};
+  dpk_pl_program_t program = nullptr;
+  ASSERT_EQ(table.program_create(context, DPK_FORMAT_HOST_NATIVE, &module, sizeof module, nullptr, &program), DPK_SUCCESS);
+  EXPECT_EQ(table.kernel_create(program, "nope", &missing), DPK_ERROR_NOT_FOUND);
+  EXPECT_EQ(table.program_create(context, DPK_FORMAT_SPIRV, &module, sizeof module, nullptr, &program), DPK_ERROR_UNSUPPORTED);
+  table.kernel_release(kernel);
+}
+
+TEST_F(HostBackend, AbiVersionMismatchIsRefused) {
+  auto entry = reinterpret_cast<dpk_plugin_get_dispatch_fn>(dlsym(handle, DPK_PLUGIN_ENTRY_SYMBOL));
+  dpk_plugin_dispatch_t other{};
+  other.struct_size = sizeof other;
+  EXPECT_EQ(entry(DPK_PLUGIN_ABI_VERSION + 1, &other), DPK_ERROR_ABI_MISMATCH);
+}
+
+} // namespace

@@ -1,0 +1,333 @@
+// fault_plugin.cpp - backend "fault": one GPU-typed device that runs host-native kernels
+// serially and fails on demand, so tests can drive every fallback path on any machine.
+//
+// DPK_FAULT_INJECT (read at each call) selects the failure:
+//   none (or unset)  everything works: kernels run, results are correct
+//   compile          program_create fails with DPK_ERROR_COMPILE
+//   launch           enqueue_launch fails with DPK_ERROR_LAUNCH
+//   oom              mem_alloc fails with DPK_ERROR_OUT_OF_DEVICE_MEMORY
+//   async            launches "succeed" but their event fails with DPK_ERROR_DEVICE at wait
+//   nodevice         the plugin reports zero devices, with a reason
+//   init             init fails
+#include "dpk/plugin.h"
+
+#include "PluginSupport.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace plugin = dpk::plugin;
+
+struct dpk_pl_device_s {};
+struct dpk_pl_context_s {};
+struct dpk_pl_queue_s {
+  dpk_status_t firstError = DPK_SUCCESS;
+  std::string cause;
+};
+struct dpk_pl_program_s {
+  std::vector<dpk_host_kernel_entry_t> kernels;
+  std::vector<std::string> names;
+};
+struct dpk_pl_kernel_s {
+  dpk_host_kernel_entry_t entry;
+};
+struct dpk_pl_event_s {
+  dpk_status_t status = DPK_SUCCESS;
+  std::string cause;
+};
+
+namespace {
+
+dpk_pl_device_s theDevice;
+
+bool injected(const char *mode) {
+  const char *env = std::getenv("DPK_FAULT_INJECT");
+  return env && std::strcmp(env, mode) == 0;
+}
+
+dpk_pl_event_t finished(dpk_status_t status, std::string cause, dpk_pl_event_t *out) {
+  if (!out)
+    return nullptr;
+  *out = new dpk_pl_event_s{status, std::move(cause)};
+  return *out;
+}
+
+dpk_status_t init(const dpk_plugin_host_services_t *) {
+  if (injected("init"))
+    return plugin::fail(DPK_ERROR_DEVICE, "fault: injected init failure");
+  return DPK_SUCCESS;
+}
+
+void shutdown() {}
+
+dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices) {
+  if (!count)
+    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "get_devices: null count");
+  if (injected("nodevice")) {
+    *count = 0;
+    return DPK_SUCCESS;
+  }
+  if (devices && *count >= 1)
+    devices[0] = &theDevice;
+  *count = 1;
+  return DPK_SUCCESS;
+}
+
+const char *noDeviceReason() { return injected("nodevice") ? "fault: injected absence of devices" : ""; }
+
+dpk_status_t deviceGetProps(dpk_pl_device_t, dpk_device_props_t *out) {
+  if (!out || out->struct_size < sizeof(dpk_device_props_t))
+    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "device_get_props: bad output struct");
+  std::memset(out, 0, sizeof *out);
+  out->struct_size = sizeof *out;
+  std::strcpy(out->name, "dpk fault-injection device");
+  std::strcpy(out->vendor, "dpk tests");
+  std::strcpy(out->driver_version, "1");
+  std::strcpy(out->target_id, "fault-device");
+  out->type = DPK_DEVICE_TYPE_GPU;
+  out->compute_units = 1;
+  out->global_mem_size = 1ull << 30;
+  out->local_mem_size = 64 << 10;
+  out->max_alloc_size = 1ull << 30;
+  out->max_work_group_size = 1024;
+  out->max_work_item_sizes[0] = out->max_work_item_sizes[1] = out->max_work_item_sizes[2] = 1024;
+  out->formats = DPK_FORMAT_HOST_NATIVE;
+  out->aspects = DPK_ASPECT_FP64 | DPK_ASPECT_ATOMIC64 | DPK_ASPECT_USM_DEVICE | DPK_ASPECT_USM_SHARED |
+                 DPK_ASPECT_USM_HOST;
+  return DPK_SUCCESS;
+}
+
+dpk_status_t contextCreate(dpk_pl_device_t, dpk_pl_context_t *out) {
+  *out = new dpk_pl_context_s;
+  return DPK_SUCCESS;
+}
+dpk_status_t contextRelease(dpk_pl_context_t context) {
+  delete context;
+  return DPK_SUCCESS;
+}
+dpk_status_t queueCreate(dpk_pl_context_t, uint32_t, dpk_pl_queue_t *out) {
+  *out = new dpk_pl_queue_s;
+  return DPK_SUCCESS;
+}
+dpk_status_t queueRelease(dpk_pl_queue_t queue) {
+  delete queue;
+  return DPK_SUCCESS;
+}
+dpk_status_t queueFinish(dpk_pl_queue_t queue) {
+  dpk_status_t status = queue->firstError;
+  std::string cause = queue->cause;
+  queue->firstError = DPK_SUCCESS;
+  queue->cause.clear();
+  return status == DPK_SUCCESS ? DPK_SUCCESS : plugin::fail(status, cause);
+}
+
+dpk_status_t memAlloc(dpk_pl_context_t, dpk_mem_kind_t, size_t size, size_t, void **out) {
+  if (injected("oom"))
+    return plugin::fail(DPK_ERROR_OUT_OF_DEVICE_MEMORY, 2, "fault: injected out of device memory allocating " + std::to_string(size) + " bytes");
+  *out = std::aligned_alloc(64, (size + 63) / 64 * 64);
+  return *out ? DPK_SUCCESS : plugin::fail(DPK_ERROR_OUT_OF_DEVICE_MEMORY, "fault: malloc failed");
+}
+dpk_status_t memFree(dpk_pl_context_t, void *ptr) {
+  std::free(ptr);
+  return DPK_SUCCESS;
+}
+
+dpk_status_t waitDeps(uint32_t numDeps, const dpk_pl_event_t *deps) {
+  for (uint32_t i = 0; i < numDeps; ++i)
+    if (deps[i]->status != DPK_SUCCESS)
+      return plugin::fail(DPK_ERROR_DEVICE, "fault: a dependency failed: " + deps[i]->cause);
+  return DPK_SUCCESS;
+}
+
+dpk_status_t enqueueCopy(dpk_pl_queue_t, void *dst, const void *src, size_t bytes, uint32_t numDeps,
+                         const dpk_pl_event_t *deps, dpk_pl_event_t *out) {
+  DPK_RETURN_ON_FAILURE(waitDeps(numDeps, deps));
+  std::memmove(dst, src, bytes);
+  finished(DPK_SUCCESS, "", out);
+  return DPK_SUCCESS;
+}
+
+dpk_status_t enqueueFill(dpk_pl_queue_t, void *dst, const void *pattern, size_t patternSize, size_t bytes,
+                         uint32_t numDeps, const dpk_pl_event_t *deps, dpk_pl_event_t *out) {
+  DPK_RETURN_ON_FAILURE(waitDeps(numDeps, deps));
+  for (size_t offset = 0; offset + patternSize <= bytes; offset += patternSize)
+    std::memcpy(static_cast<char *>(dst) + offset, pattern, patternSize);
+  finished(DPK_SUCCESS, "", out);
+  return DPK_SUCCESS;
+}
+
+dpk_status_t programCreate(dpk_pl_context_t, dpk_artifact_format_t format, const void *data, size_t,
+                           const char *, dpk_pl_program_t *out) {
+  if (injected("compile"))
+    return plugin::fail(DPK_ERROR_COMPILE, 11, "fault: injected build failure\nbuild log: error: injected");
+  if (format != DPK_FORMAT_HOST_NATIVE)
+    return plugin::fail(DPK_ERROR_UNSUPPORTED, "fault: only host-native artifacts");
+  const auto *module = static_cast<const dpk_host_module_t *>(data);
+  auto *program = new dpk_pl_program_s;
+  for (uint32_t i = 0; i < module->num_kernels; ++i) {
+    program->kernels.push_back(module->kernels[i]);
+    program->names.push_back(module->kernels[i].name);
+  }
+  *out = program;
+  return DPK_SUCCESS;
+}
+dpk_status_t programRelease(dpk_pl_program_t program) {
+  delete program;
+  return DPK_SUCCESS;
+}
+dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out) {
+  for (size_t i = 0; i < program->names.size(); ++i)
+    if (program->names[i] == name) {
+      *out = new dpk_pl_kernel_s{program->kernels[i]};
+      return DPK_SUCCESS;
+    }
+  return plugin::fail(DPK_ERROR_NOT_FOUND, std::string("fault: no kernel ") + name);
+}
+dpk_status_t kernelRelease(dpk_pl_kernel_t kernel) {
+  delete kernel;
+  return DPK_SUCCESS;
+}
+dpk_status_t kernelMaxWorkGroupSize(dpk_pl_kernel_t, uint64_t *out) {
+  *out = 1024;
+  return DPK_SUCCESS;
+}
+
+// Runs every work-group serially. A Range launch uses single-item groups.
+void runSerially(const dpk_host_kernel_entry_t &entry, const dpk_launch_config_t &config,
+                 uint32_t numArgs, const dpk_kernel_arg_t *args) {
+  uint64_t global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
+  for (uint32_t d = 0; d < config.dims; ++d) {
+    global[d] = config.global_size[d];
+    local[d] = config.local_size[d] ? config.local_size[d] : 1;
+  }
+  if (entry.required_local_size[0])
+    for (int d = 0; d < 3; ++d)
+      local[d] = entry.required_local_size[d] ? entry.required_local_size[d] : 1;
+  std::vector<std::vector<unsigned char>> localBuffers(numArgs);
+  std::vector<void *> localPointers(numArgs, nullptr);
+  std::vector<void *> pointers(numArgs);
+  for (uint32_t i = 0; i < numArgs; ++i) {
+    if (args[i].kind == DPK_ARG_LOCAL) {
+      localBuffers[i].resize(args[i].size + 64);
+      localPointers[i] = localBuffers[i].data();
+      pointers[i] = &localPointers[i];
+      continue;
+    }
+    pointers[i] = const_cast<void *>(args[i].value);
+  }
+  dpk_host_work_group_t group{};
+  group.dims = config.dims;
+  for (int d = 0; d < 3; ++d) {
+    group.global_size[d] = global[d];
+    group.local_size[d] = local[d];
+    group.num_groups[d] = global[d] / local[d];
+  }
+  for (uint64_t i = 0; i < group.num_groups[0]; ++i)
+    for (uint64_t j = 0; j < group.num_groups[1]; ++j)
+      for (uint64_t k = 0; k < group.num_groups[2]; ++k) {
+        group.group_id[0] = i;
+        group.group_id[1] = j;
+        group.group_id[2] = k;
+        if (entry.kind == DPK_HOST_KERNEL_GROUP) {
+          reinterpret_cast<dpk_host_group_fn>(entry.fn)(&group, pointers.data());
+          continue;
+        }
+        dpk_host_item_t item{};
+        item.dims = group.dims;
+        for (uint64_t a = 0; a < local[0]; ++a)
+          for (uint64_t b = 0; b < local[1]; ++b)
+            for (uint64_t c = 0; c < local[2]; ++c) {
+              uint64_t lid[3] = {a, b, c};
+              for (int d = 0; d < 3; ++d) {
+                item.local_id[d] = lid[d];
+                item.group_id[d] = group.group_id[d];
+                item.global_id[d] = group.group_id[d] * local[d] + lid[d];
+                item.global_size[d] = global[d];
+                item.local_size[d] = local[d];
+              }
+              reinterpret_cast<dpk_host_item_fn>(entry.fn)(&item, pointers.data());
+            }
+      }
+}
+
+dpk_status_t enqueueLaunch(dpk_pl_queue_t queue, dpk_pl_kernel_t kernel, const dpk_launch_config_t *config,
+                           uint32_t numArgs, const dpk_kernel_arg_t *args, uint32_t numDeps,
+                           const dpk_pl_event_t *deps, dpk_pl_event_t *out) {
+  if (injected("launch"))
+    return plugin::fail(DPK_ERROR_LAUNCH, 700, std::string("fault: injected launch failure of '") + kernel->entry.name + "'");
+  DPK_RETURN_ON_FAILURE(waitDeps(numDeps, deps));
+  if (injected("async")) {
+    std::string cause = std::string("fault: injected asynchronous device error in '") + kernel->entry.name + "'";
+    if (queue->firstError == DPK_SUCCESS) {
+      queue->firstError = DPK_ERROR_DEVICE;
+      queue->cause = cause;
+    }
+    finished(DPK_ERROR_DEVICE, cause, out);
+    return DPK_SUCCESS;
+  }
+  runSerially(kernel->entry, *config, numArgs, args);
+  finished(DPK_SUCCESS, "", out);
+  return DPK_SUCCESS;
+}
+
+dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events) {
+  for (uint32_t i = 0; i < numEvents; ++i)
+    if (events[i]->status != DPK_SUCCESS)
+      return plugin::fail(events[i]->status, events[i]->cause);
+  return DPK_SUCCESS;
+}
+dpk_status_t eventStatus(dpk_pl_event_t event, dpk_event_status_t *out) {
+  *out = event->status == DPK_SUCCESS ? DPK_EVENT_COMPLETE : DPK_EVENT_ERROR;
+  return DPK_SUCCESS;
+}
+dpk_status_t eventElapsedNs(dpk_pl_event_t, uint64_t *) {
+  return plugin::fail(DPK_ERROR_UNSUPPORTED, "fault: no profiling");
+}
+dpk_status_t eventRelease(dpk_pl_event_t event) {
+  delete event;
+  return DPK_SUCCESS;
+}
+
+} // namespace
+
+extern "C" DPK_EXPORT dpk_status_t dpk_plugin_get_dispatch(uint32_t requested, dpk_plugin_dispatch_t *out) {
+  if (!out)
+    return DPK_ERROR_INVALID_ARGUMENT;
+  if (requested != DPK_PLUGIN_ABI_VERSION) {
+    out->abi_version = DPK_PLUGIN_ABI_VERSION;
+    return DPK_ERROR_ABI_MISMATCH;
+  }
+  dpk_plugin_dispatch_t table{};
+  table.struct_size = sizeof table;
+  table.abi_version = DPK_PLUGIN_ABI_VERSION;
+  table.backend = "fault";
+  table.init = init;
+  table.shutdown = shutdown;
+  table.last_error = plugin::lastError;
+  table.get_devices = getDevices;
+  table.no_device_reason = noDeviceReason;
+  table.device_get_props = deviceGetProps;
+  table.context_create = contextCreate;
+  table.context_release = contextRelease;
+  table.queue_create = queueCreate;
+  table.queue_release = queueRelease;
+  table.queue_finish = queueFinish;
+  table.mem_alloc = memAlloc;
+  table.mem_free = memFree;
+  table.enqueue_copy = enqueueCopy;
+  table.enqueue_fill = enqueueFill;
+  table.program_create = programCreate;
+  table.program_release = programRelease;
+  table.kernel_create = kernelCreate;
+  table.kernel_release = kernelRelease;
+  table.kernel_max_work_group_size = kernelMaxWorkGroupSize;
+  table.enqueue_launch = enqueueLaunch;
+  table.event_wait = eventWait;
+  table.event_status = eventStatus;
+  table.event_elapsed_ns = eventElapsedNs;
+  table.event_release = eventRelease;
+  *out = table;
+  return DPK_SUCCESS;
+}
