@@ -1,0 +1,80 @@
+// geometry.cpp - grid and block selection for dpk launches on CUDA.
+#include "geometry.hpp"
+
+namespace dpk::cuda {
+
+uint64_t largestDivisorAtMost(uint64_t value, uint64_t limit) {
+  if (limit >= value)
+    return value;
+  for (uint64_t d = limit; d > 1; --d)
+    if (value % d == 0)
+      return d;
+  return 1;
+}
+
+std::string computeGeometry(const dpk_launch_config_t &config, const BlockLimits &limits,
+                            Geometry &out) {
+  if (config.dims < 1 || config.dims > 3)
+    return "dims is " + std::to_string(config.dims) + ", not 1, 2 or 3";
+  const uint32_t dims = config.dims;
+  uint64_t global[3] = {1, 1, 1};
+  uint64_t local[3] = {1, 1, 1};
+  unsigned zeros = 0;
+  for (uint32_t d = 0; d < dims; ++d) {
+    global[dims - 1 - d] = config.global_size[d];
+    local[dims - 1 - d] = config.local_size[d];
+    if (config.local_size[d] == 0)
+      ++zeros;
+    if (config.global_size[d] == 0)
+      return "global size of dimension " + std::to_string(d) + " is 0";
+  }
+  if (zeros != 0 && zeros != dims)
+    return "local size is zero in some dimensions but not all";
+  if (zeros == dims) {
+    // Range launch: fill x, then y, then z, within the thread budget.
+    uint64_t budget = limits.maxThreads < RangeBlockThreads ? limits.maxThreads : RangeBlockThreads;
+    for (int i = 0; i < 3; ++i) {
+      uint64_t cap = budget < limits.maxBlock[i] ? budget : limits.maxBlock[i];
+      local[i] = largestDivisorAtMost(global[i], cap);
+      budget /= local[i];
+    }
+  }
+  uint64_t threads = 1;
+  std::string shape;
+  for (uint32_t d = 0; d < dims; ++d) {
+    uint64_t l = config.local_size[d] ? config.local_size[d] : local[dims - 1 - d];
+    shape += (d ? "x" : "") + std::to_string(l);
+  }
+  for (int i = 0; i < 3; ++i) {
+    threads *= local[i];
+    if (global[i] % local[i] != 0) {
+      uint32_t d = dims - 1 - i;
+      return "local size " + std::to_string(local[i]) + " does not divide global size " +
+             std::to_string(global[i]) + " in dimension " + std::to_string(d);
+    }
+    if (local[i] > limits.maxBlock[i]) {
+      uint32_t d = dims - 1 - i;
+      return "local size " + std::to_string(local[i]) + " in dimension " + std::to_string(d) +
+             " exceeds the device's limit of " + std::to_string(limits.maxBlock[i]) +
+             " (CUDA block dimension " + "xyz"[i] + ")";
+    }
+  }
+  if (threads > limits.maxThreads)
+    return "work-group of " + std::to_string(threads) + " work-items (" + shape +
+           ") exceeds this kernel's limit of " + std::to_string(limits.maxThreads) +
+           " work-items per work-group";
+  for (int i = 0; i < 3; ++i) {
+    uint64_t groups = global[i] / local[i];
+    if (groups > limits.maxGrid[i]) {
+      uint32_t d = dims - 1 - i;
+      return std::to_string(groups) + " work-groups in dimension " + std::to_string(d) +
+             " exceed the device's limit of " + std::to_string(limits.maxGrid[i]) +
+             " (CUDA grid dimension " + "xyz"[i] + ")";
+    }
+    out.grid[i] = static_cast<uint32_t>(groups);
+    out.block[i] = static_cast<uint32_t>(local[i]);
+  }
+  return {};
+}
+
+} // namespace dpk::cuda

@@ -1,0 +1,35 @@
+// kernel.hpp - a dpk kernel: one CUfunction of a module and the limits a launch checks.
+#ifndef DPK_BACKENDS_CUDA_KERNEL_HPP
+#define DPK_BACKENDS_CUDA_KERNEL_HPP
+
+#include "program.hpp"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dpk::cuda {
+
+struct Kernel {
+  Program *program = nullptr; // holds a reference
+  CUfunction function = nullptr;
+  std::shared_ptr<const std::string> name;
+  int maxThreadsPerBlock = 0; // depends on the kernel's register use
+  int staticShared = 0;
+  /// The kernel's current dynamic shared memory limit; raised on demand (cuFuncSetAttribute).
+  std::atomic<int> dynamicSharedLimit{0};
+  /// Byte size of each parameter, when the driver can tell (cuFuncGetParamInfo); else empty.
+  std::vector<size_t> paramSizes;
+  bool paramsKnown = false;
+};
+
+inline Kernel *toKernel(dpk_pl_kernel_t handle) { return reinterpret_cast<Kernel *>(handle); }
+
+dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out);
+dpk_status_t kernelRelease(dpk_pl_kernel_t kernel);
+dpk_status_t kernelMaxWorkGroupSize(dpk_pl_kernel_t kernel, uint64_t *out);
+
+} // namespace dpk::cuda
+
+#endif // DPK_BACKENDS_CUDA_KERNEL_HPP

@@ -1,0 +1,52 @@
+// queue.cpp - queue entry points over CUDA streams.
+#include "queue.hpp"
+
+namespace dpk::cuda {
+
+dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out) {
+  if (!context)
+    return fail(DPK_ERROR_INVALID_HANDLE, "queue_create: context is NULL");
+  if (!out)
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "queue_create: out is NULL");
+  if (flags & ~uint32_t(DPK_PL_QUEUE_OUT_OF_ORDER | DPK_PL_QUEUE_PROFILING))
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "queue_create: unknown flags");
+  auto queue = std::make_unique<Queue>();
+  queue->context = toContext(context);
+  queue->profiling = (flags & DPK_PL_QUEUE_PROFILING) != 0;
+  RETURN_ON_FAILURE(makeCurrent(queue->context->native));
+  // Non-blocking: the stream must not serialize with the legacy default stream that other
+  // libraries in the process may use.
+  CUDA_RETURN_ON_FAILURE(cu.streamCreate(&queue->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  queue->context->retain();
+  *out = reinterpret_cast<dpk_pl_queue_t>(queue.release());
+  return DPK_SUCCESS;
+}
+
+dpk_status_t queueRelease(dpk_pl_queue_t handle) {
+  if (!handle)
+    return fail(DPK_ERROR_INVALID_HANDLE, "queue_release: queue is NULL");
+  Queue *queue = toQueue(handle);
+  // cuStreamDestroy returns at once; the driver frees the stream after its work completes.
+  dpk_status_t status = makeCurrent(queue->context->native);
+  if (status == DPK_SUCCESS)
+    status = checkCu(cu.streamDestroy(queue->stream), "cuStreamDestroy");
+  releaseContextRef(queue->context);
+  delete queue;
+  return status;
+}
+
+dpk_status_t queueFinish(dpk_pl_queue_t handle) {
+  if (!handle)
+    return fail(DPK_ERROR_INVALID_HANDLE, "queue_finish: queue is NULL");
+  Queue &queue = *toQueue(handle);
+  RETURN_ON_FAILURE(makeCurrent(queue.context->native));
+  CUresult rc = cu.streamSynchronize(queue.stream);
+  if (rc == CUDA_SUCCESS)
+    return DPK_SUCCESS;
+  std::string context = "on " + queue.context->device->label();
+  if (auto kernel = queue.latestKernel())
+    context += ", after kernel '" + *kernel + "' (the last kernel launched on this queue)";
+  return checkCu(rc, "cuStreamSynchronize", context);
+}
+
+} // namespace dpk::cuda

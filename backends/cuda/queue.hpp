@@ -1,0 +1,40 @@
+// queue.hpp - a dpk queue: one CUDA stream.
+//
+// Out-of-order queues also get one stream: commands then run in submission order, which is one
+// of the orders an out-of-order queue allows, and dependencies across queues still come from
+// events (cuStreamWaitEvent). Concurrency inside one dpk queue is not worth a stream pool and
+// the bookkeeping it needs; dpk users get it from several queues.
+#ifndef DPK_BACKENDS_CUDA_QUEUE_HPP
+#define DPK_BACKENDS_CUDA_QUEUE_HPP
+
+#include "context.hpp"
+
+#include <memory>
+#include <mutex>
+
+namespace dpk::cuda {
+
+struct Queue {
+  Context *context = nullptr; // holds a reference
+  CUstream stream = nullptr;
+  bool profiling = false;
+  std::mutex lock; // guards lastKernel
+  /// The kernel most recently launched here: an asynchronous fault names it, since the driver
+  /// reports faults at the next synchronization without saying which kernel raised them.
+  std::shared_ptr<const std::string> lastKernel;
+
+  std::shared_ptr<const std::string> latestKernel() {
+    std::lock_guard<std::mutex> guard(lock);
+    return lastKernel;
+  }
+};
+
+inline Queue *toQueue(dpk_pl_queue_t handle) { return reinterpret_cast<Queue *>(handle); }
+
+dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out);
+dpk_status_t queueRelease(dpk_pl_queue_t queue);
+dpk_status_t queueFinish(dpk_pl_queue_t queue);
+
+} // namespace dpk::cuda
+
+#endif // DPK_BACKENDS_CUDA_QUEUE_HPP

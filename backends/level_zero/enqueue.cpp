@@ -1,0 +1,151 @@
+// enqueue.cpp - copies, fills and launches appended to a queue's immediate command list.
+//
+// Kernel ABI: SPIR-V kernels take dpk's arguments in order (see arguments.hpp); LOCAL arguments
+// are Workgroup-storage pointer parameters sized at launch. dpk dimension d of an n-dimensional
+// launch is Level Zero dimension n-1-d (see geometry.hpp).
+#include "enqueue.hpp"
+
+#include "arguments.hpp"
+#include "geometry.hpp"
+#include "kernel.hpp"
+#include "queue.hpp"
+
+#include <cstdint>
+
+namespace dpk::level_zero {
+
+dpk_status_t enqueueCopy(dpk_pl_queue_t handle, void *dst, const void *src, size_t bytes,
+                         uint32_t numDeps, const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
+  if (!handle)
+    return fail(DPK_ERROR_INVALID_HANDLE, "enqueue_copy: queue is NULL");
+  if (bytes && (!dst || !src))
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_copy: dst or src is NULL");
+  Queue &queue = *toQueue(handle);
+  std::lock_guard<std::mutex> guard(queue.lock);
+  Command command;
+  RETURN_ON_FAILURE(prepareCommand(queue, numDeps, deps, CommandKind::Copy, bytes, {}, command));
+  // A zero-byte copy still orders: it becomes a barrier that signals the event.
+  ze_result_t rc = bytes ? zeCommandListAppendMemoryCopy(
+                               queue.list, dst, src, bytes, command.event->native,
+                               static_cast<uint32_t>(command.waits.size()), command.waits.data())
+                         : zeCommandListAppendBarrier(queue.list, command.event->native,
+                                                      static_cast<uint32_t>(command.waits.size()),
+                                                      command.waits.data());
+  if (rc != ZE_RESULT_SUCCESS)
+    return checkZe(rc, bytes ? "zeCommandListAppendMemoryCopy" : "zeCommandListAppendBarrier",
+                   command.event->describe());
+  return commitCommand(queue, command, outEvent);
+}
+
+dpk_status_t enqueueFill(dpk_pl_queue_t handle, void *dst, const void *pattern, size_t patternSize,
+                         size_t bytes, uint32_t numDeps, const dpk_pl_event_t *deps,
+                         dpk_pl_event_t *outEvent) {
+  if (!handle)
+    return fail(DPK_ERROR_INVALID_HANDLE, "enqueue_fill: queue is NULL");
+  if (!pattern || (bytes && !dst))
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill: dst or pattern is NULL");
+  if (patternSize == 0 || patternSize > 128 || (patternSize & (patternSize - 1)))
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill: pattern size " +
+                                                std::to_string(patternSize) +
+                                                " is not a power of two up to 128");
+  if (bytes % patternSize)
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill: size is not a multiple of the pattern");
+  Queue &queue = *toQueue(handle);
+  const Device &device = *queue.context->device;
+  if (patternSize > device.maxFillPatternSize)
+    return fail(DPK_ERROR_UNSUPPORTED, "enqueue_fill: " + device.label() +
+                                           " fills patterns of at most " +
+                                           std::to_string(device.maxFillPatternSize) + " bytes");
+  std::lock_guard<std::mutex> guard(queue.lock);
+  Command command;
+  RETURN_ON_FAILURE(prepareCommand(queue, numDeps, deps, CommandKind::Fill, bytes, {}, command));
+  // The pattern is copied at append time, so the caller's buffer may go away on return.
+  ze_result_t rc = bytes ? zeCommandListAppendMemoryFill(
+                               queue.list, dst, pattern, patternSize, bytes, command.event->native,
+                               static_cast<uint32_t>(command.waits.size()), command.waits.data())
+                         : zeCommandListAppendBarrier(queue.list, command.event->native,
+                                                      static_cast<uint32_t>(command.waits.size()),
+                                                      command.waits.data());
+  if (rc != ZE_RESULT_SUCCESS)
+    return checkZe(rc, bytes ? "zeCommandListAppendMemoryFill" : "zeCommandListAppendBarrier",
+                   command.event->describe());
+  return commitCommand(queue, command, outEvent);
+}
+
+dpk_status_t enqueueLaunch(dpk_pl_queue_t handle, dpk_pl_kernel_t kernelHandle,
+                           const dpk_launch_config_t *config, uint32_t numArgs,
+                           const dpk_kernel_arg_t *args, uint32_t numDeps,
+                           const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
+  if (!handle || !kernelHandle)
+    return fail(DPK_ERROR_INVALID_HANDLE, "enqueue_launch: queue or kernel is NULL");
+  if (!config)
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: config is NULL");
+  Queue &queue = *toQueue(handle);
+  Kernel &kernel = *toKernel(kernelHandle);
+  const Device &device = *queue.context->device;
+  auto where = [&] { return "kernel '" + kernel.name + "' on " + device.label(); };
+
+  // An empty range runs nothing, but still orders and signals like any command.
+  bool empty = config->dims >= 1 && config->dims <= 3 &&
+               (config->global_size[0] == 0 || (config->dims > 1 && config->global_size[1] == 0) ||
+                (config->dims > 2 && config->global_size[2] == 0));
+  if (empty) {
+    std::lock_guard<std::mutex> guard(queue.lock);
+    Command command;
+    RETURN_ON_FAILURE(
+        prepareCommand(queue, numDeps, deps, CommandKind::Kernel, 0, kernel.name, command));
+    ZE_RETURN_ON_FAILURE(zeCommandListAppendBarrier(queue.list, command.event->native,
+                                                    static_cast<uint32_t>(command.waits.size()),
+                                                    command.waits.data()),
+                         "zeCommandListAppendBarrier");
+    return commitCommand(queue, command, outEvent);
+  }
+
+  std::vector<ZeArgument> values;
+  std::string why = marshalArguments(numArgs, args, kernel.numArgs, values);
+  if (!why.empty())
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: " + where() + ": " + why);
+  ApiRange range;
+  why = toApiOrder(*config, range);
+  if (!why.empty())
+    return fail(DPK_ERROR_INVALID_RANGE, "enqueue_launch: " + where() + ": " + why);
+
+  // Kernel state (arguments, group size) is captured by the append: hold the kernel from the
+  // first set to the append, then the queue (always in this order).
+  std::lock_guard<std::mutex> kernelGuard(kernel.lock);
+  uint32_t group[3] = {range.local[0], range.local[1], range.local[2]};
+  if (range.range)
+    ZE_RETURN_ON_FAILURE(zeKernelSuggestGroupSize(kernel.native, range.global[0], range.global[1],
+                                                  range.global[2], &group[0], &group[1], &group[2]),
+                         "zeKernelSuggestGroupSize");
+  uint32_t counts[3];
+  why = groupCounts(range, group, device.limits, config->dims, counts);
+  if (!why.empty())
+    return fail(DPK_ERROR_INVALID_RANGE, "enqueue_launch: " + where() + ": " + why);
+  ze_result_t rc = zeKernelSetGroupSize(kernel.native, group[0], group[1], group[2]);
+  if (rc != ZE_RESULT_SUCCESS)
+    return checkZe(rc, "zeKernelSetGroupSize", where());
+  for (const ZeArgument &arg : values) {
+    rc = zeKernelSetArgumentValue(kernel.native, arg.index, arg.size, arg.value);
+    if (rc != ZE_RESULT_SUCCESS)
+      return checkZe(rc, "zeKernelSetArgumentValue",
+                     "argument " + std::to_string(arg.index) + " of " + where());
+  }
+  ze_group_count_t groups{counts[0], counts[1], counts[2]};
+  std::lock_guard<std::mutex> queueGuard(queue.lock);
+  Command command;
+  RETURN_ON_FAILURE(
+      prepareCommand(queue, numDeps, deps, CommandKind::Kernel, 0, kernel.name, command));
+  rc = zeCommandListAppendLaunchKernel(queue.list, kernel.native, &groups, command.event->native,
+                                       static_cast<uint32_t>(command.waits.size()),
+                                       command.waits.data());
+  if (rc != ZE_RESULT_SUCCESS) {
+    dpk_status_t status = checkZe(rc, "zeCommandListAppendLaunchKernel", where());
+    if (status == DPK_ERROR_GENERIC || status == DPK_ERROR_INVALID_ARGUMENT)
+      status = fail(DPK_ERROR_LAUNCH, static_cast<int32_t>(rc), plugin::lastError(nullptr));
+    return status;
+  }
+  return commitCommand(queue, command, outEvent);
+}
+
+} // namespace dpk::level_zero

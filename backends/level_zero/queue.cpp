@@ -1,0 +1,72 @@
+// queue.cpp - queue entry points over immediate command lists.
+#include "queue.hpp"
+
+#include <cstdint>
+
+namespace dpk::level_zero {
+
+dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out) {
+  if (!context)
+    return fail(DPK_ERROR_INVALID_HANDLE, "queue_create: context is NULL");
+  if (!out)
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "queue_create: out is NULL");
+  if (flags & ~uint32_t(DPK_PL_QUEUE_OUT_OF_ORDER | DPK_PL_QUEUE_PROFILING))
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "queue_create: unknown flags");
+  auto queue = std::make_unique<Queue>();
+  queue->context = toContext(context);
+  queue->profiling = (flags & DPK_PL_QUEUE_PROFILING) != 0;
+  const Device &device = *queue->context->device;
+  ze_command_queue_desc_t desc{};
+  desc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
+  desc.ordinal = device.computeOrdinal;
+  desc.index = 0;
+  desc.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
+  desc.priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
+  ZE_RETURN_ON_FAILURE(
+      zeCommandListCreateImmediate(queue->context->native, device.native, &desc, &queue->list),
+      "zeCommandListCreateImmediate");
+  queue->context->retain();
+  *out = reinterpret_cast<dpk_pl_queue_t>(queue.release());
+  return DPK_SUCCESS;
+}
+
+dpk_status_t queueFinish(dpk_pl_queue_t handle) {
+  if (!handle)
+    return fail(DPK_ERROR_INVALID_HANDLE, "queue_finish: queue is NULL");
+  Queue &queue = *toQueue(handle);
+  std::shared_ptr<Event> last;
+  {
+    std::lock_guard<std::mutex> guard(queue.lock);
+    last = queue.last;
+  }
+  if (!last)
+    return DPK_SUCCESS;
+  // Commands are chained, so the last one completing means all did.
+  ze_result_t rc = zeEventHostSynchronize(last->native, UINT64_MAX);
+  if (rc != ZE_RESULT_SUCCESS)
+    return checkZe(rc, "zeEventHostSynchronize", last->describe() + " (the queue's last command)");
+  std::lock_guard<std::mutex> guard(queue.lock);
+  if (queue.last == last)
+    queue.inFlight.clear();
+  return DPK_SUCCESS;
+}
+
+dpk_status_t queueRelease(dpk_pl_queue_t handle) {
+  if (!handle)
+    return fail(DPK_ERROR_INVALID_HANDLE, "queue_release: queue is NULL");
+  Queue *queue = toQueue(handle);
+  // A command list must not be destroyed while the device still executes from it.
+  dpk_status_t status = DPK_SUCCESS;
+  if (queue->last)
+    status =
+        checkZe(zeEventHostSynchronize(queue->last->native, UINT64_MAX), "zeEventHostSynchronize");
+  ze_result_t rc = zeCommandListDestroy(queue->list);
+  if (status == DPK_SUCCESS)
+    status = checkZe(rc, "zeCommandListDestroy");
+  Context *context = queue->context;
+  delete queue; // drops the in-flight events after the list that used them
+  releaseContextRef(context);
+  return status;
+}
+
+} // namespace dpk::level_zero

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# device-pack.sh - packs a build for the GPU machine (NVIDIA H100, Ubuntu 24.04, no Debian
+# packages of ours): libdpk, the plugins, the test and benchmark programs, and every shared
+# library they need that the GPU machine lacks (LLVM 15, SPIRV-LLVM-Translator, oneTBB,
+# yaml-cpp, Google Benchmark...), xz-compressed into .devcarry/pack/dpk-pack.tar.xz (git-ignored).
+# On the GPU machine: scripts/device-unpack.sh sets it up (see docs/gpu-machine.md).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${DPK_BUILD_DIR:-$root/build}
+out="$root/.devcarry/pack"
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/lib/dpk/plugins" "$stage/deps" "$out"
+
+cp -a "$build"/lib/libdpk.so* "$stage/lib/"
+cp -a "$build"/lib/dpk/plugins/*.so "$stage/lib/dpk/plugins/"
+[ -d "$build/lib/dpk/testplugins" ] && mkdir -p "$stage/lib/dpk/testplugins" && cp -a "$build"/lib/dpk/testplugins/*.so "$stage/lib/dpk/testplugins/"
+for program in "$build"/bin/*; do
+  [ -f "$program" ] && [ -x "$program" ] && cp -a "$program" "$stage/bin/"
+done
+[ -d "$build/python" ] && cp -aL "$build/python" "$stage/python"
+
+# Libraries the GPU machine has itself (glibc, the C++ runtime, the NVIDIA driver's, the
+# OpenCL ICD loader, hwloc) stay behind; everything else our binaries load comes along.
+system_libs='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libstdc\+\+|libgcc_s|libcuda|libnvidia|libOpenCL|libhwloc)'
+find "$stage/bin" "$stage/lib" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
+  xargs -0 -r ldd 2>/dev/null | awk '/=> \// {print $1, $3}' | sort -u |
+  while read -r name path; do
+    [[ "$name" =~ $system_libs ]] && continue
+    [[ "$path" == "$stage"* || "$path" == "$build"* ]] && continue
+    cp -L "$path" "$stage/deps/$name"
+  done
+tar -C "$stage" -cf - . | xz -T2 -6 > "$out/dpk-pack.tar.xz"
+cp "$root/scripts/device-unpack.sh" "$out/"
+ls -la "$out"

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# setup.sh - installs what dpk needs on a fresh Debian bookworm machine (apt and pip), then
+# configures and builds it in build/. Idempotent: a second run installs nothing and rebuilds
+# only what changed. Used by demo.sh and test.sh; BUILD_TARGETS selects what to build.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${DPK_BUILD_DIR:-$root/build}
+
+apt_packages=(
+  build-essential cmake ninja-build ccache pkg-config git
+  llvm-15-dev libllvmspirvlib-15-dev spirv-tools
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+  libze-dev libtbb-dev libhwloc-dev libyaml-cpp-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3-dev
+)
+missing=()
+for pkg in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+python=${PYTHON:-python3}
+if ! "$python" -c "import numpy, pytest, nanobind, scikit_build_core" 2>/dev/null \
+   || ! "$python" -m pip show -q intel-opencl-rt >/dev/null 2>&1; then
+  echo "setup: installing Python packages"
+  "$python" -m pip install -q --disable-pip-version-check numpy pytest nanobind scikit-build-core intel-opencl-rt
+fi
+
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DDPK_BUILD_PYTHON=ON -DPython_EXECUTABLE="$(command -v "$python")" "${launcher[@]}" >/dev/null
+fi
+# Two jobs: the machines this runs on have two cores, and LLVM-heavy units need the memory.
+ninja -C "$build" -j"${DPK_JOBS:-2}" ${BUILD_TARGETS:-}
