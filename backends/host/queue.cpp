@@ -18,12 +18,37 @@ dpk_pl_queue_s::~dpk_pl_queue_s() {
   dispatcher.join();
 }
 
-void dpk_pl_queue_s::submit(Command command) {
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    pending.push_back(std::move(command));
+// A command whose dependencies are complete, submitted to an idle queue, runs right here on
+// the submitting thread: on a CPU device the caller would only wait for the cores the command
+// uses anyway, and skipping the hand-off to the dispatcher (two thread wake-ups) is most of the
+// cost of a small launch. Anything that has to wait goes to the dispatcher, so submission
+// order is kept either way.
+static bool dependenciesComplete(const Command &command) {
+  for (dpk_pl_event_t dependency : command.dependencies) {
+    std::lock_guard<std::mutex> lock(dependency->mutex);
+    if (dependency->status != DPK_EVENT_COMPLETE)
+      return false;
   }
-  wakeDispatcher.notify_one();
+  return true;
+}
+
+void dpk_pl_queue_s::submit(Command command) {
+  std::unique_lock<std::mutex> lock(mutex);
+  if (!pending.empty() || running || !dependenciesComplete(command)) {
+    pending.push_back(std::move(command));
+    lock.unlock();
+    wakeDispatcher.notify_one();
+    return;
+  }
+  running = true;
+  lock.unlock();
+  execute(command);
+  lock.lock();
+  running = false;
+  if (pending.empty())
+    idle.notify_all();
+  else
+    wakeDispatcher.notify_one();
 }
 
 dpk_status_t dpk_pl_queue_s::finish() {
@@ -65,32 +90,40 @@ static dpk_status_t runCommand(Command &command, std::string &cause) {
   }
 }
 
+// Runs a command and completes its event; records the queue's first failure. Called with the
+// queue unlocked and `running` set.
+void dpk_pl_queue_s::execute(Command &command) {
+  std::string cause;
+  dpk_status_t status = runCommand(command, cause);
+  if (command.event) {
+    command.event->complete(status, cause);
+    command.event->release();
+  }
+  for (dpk_pl_event_t dependency : command.dependencies)
+    dependency->release();
+  if (status == DPK_SUCCESS)
+    return;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (firstError == DPK_SUCCESS) {
+    firstError = status;
+    firstErrorCause = cause;
+  }
+}
+
 void dpk_pl_queue_s::dispatchLoop() {
   std::unique_lock<std::mutex> lock(mutex);
   for (;;) {
-    wakeDispatcher.wait(lock, [&] { return stopping || !pending.empty(); });
+    // A command running inline on a submitting thread must finish before the next one starts.
+    wakeDispatcher.wait(lock, [&] { return (stopping && !running) || (!pending.empty() && !running); });
     if (pending.empty()) // stopping and drained
       return;
     Command command = std::move(pending.front());
     pending.pop_front();
     running = true;
     lock.unlock();
-
-    std::string cause;
-    dpk_status_t status = runCommand(command, cause);
-    if (command.event) {
-      command.event->complete(status, cause);
-      command.event->release();
-    }
-    for (dpk_pl_event_t dependency : command.dependencies)
-      dependency->release();
-
+    execute(command);
     lock.lock();
     running = false;
-    if (status != DPK_SUCCESS && firstError == DPK_SUCCESS) {
-      firstError = status;
-      firstErrorCause = cause;
-    }
     if (pending.empty())
       idle.notify_all();
   }

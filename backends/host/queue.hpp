@@ -3,7 +3,8 @@
 // Commands run one at a time in submission order; each command itself runs in parallel (a
 // launch spreads its work-groups over the task arena). Running an out-of-order queue in order
 // is a valid schedule, and keeps the dispatcher simple; dependencies on other queues' events are
-// waited for before the command starts.
+// waited for before the command starts. A command submitted to an idle queue with nothing to
+// wait for runs inline on the submitting thread (see submit()).
 #ifndef DPK_BACKENDS_HOST_QUEUE_HPP
 #define DPK_BACKENDS_HOST_QUEUE_HPP
 
@@ -43,6 +44,7 @@ struct dpk_pl_queue_s {
 
 private:
   void dispatchLoop();
+  void execute(dpk::host::Command &command);
 
   std::mutex mutex;
   std::condition_variable wakeDispatcher;

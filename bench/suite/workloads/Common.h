@@ -13,7 +13,7 @@ namespace dpk::bench {
 
 template <typename T> std::vector<T> randomValues(size_t n, unsigned seed, T lo = T(-1), T hi = T(1)) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> dist(double(lo), double(hi));
+  std::uniform_real_distribution<double> dist{double(lo), double(hi)};
   std::vector<T> v(n);
   for (T &x : v)
     x = T(dist(rng));

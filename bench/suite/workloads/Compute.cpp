@@ -43,16 +43,23 @@ public:
     const float *x = arrays[0].as<float>();
     float *dist = arrays[1].as<float>();
     const int64_t n = this->n, d = this->d;
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, n), [=](const tbb::blocked_range<int64_t> &rows) {
-      for (int64_t i = rows.begin(); i != rows.end(); ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          float sum = 0.0f;
-          for (int64_t k = 0; k < d; ++k) {
-            float diff = x[i * d + k] - x[j * d + k];
-            sum += diff * diff;
+    // Loops ordered so the innermost one runs over j with unit-stride stores: GCC vectorizes it
+    // (the naive j-outer, k-inner order does not vectorize and runs 2x slower here).
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, 16), [=](const tbb::blocked_range<int64_t> &rows) {
+      std::vector<float> sums(n);
+      for (int64_t i = rows.begin(); i != rows.end(); ++i) {
+        float *row = dist + i * n;
+        std::fill(sums.begin(), sums.end(), 0.0f);
+        for (int64_t k = 0; k < d; ++k) {
+          const float xik = x[i * d + k];
+          for (int64_t j = 0; j < n; ++j) {
+            float diff = xik - x[j * d + k];
+            sums[j] += diff * diff;
           }
-          dist[i * n + j] = std::sqrt(sum);
         }
+        for (int64_t j = 0; j < n; ++j)
+          row[j] = std::sqrt(sums[j]);
+      }
     });
   }
   std::string openclSource() const override {
