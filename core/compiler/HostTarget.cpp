@@ -1,0 +1,679 @@
+// HostTarget.cpp - kernels as host work-group functions, split at barriers into work-item loops.
+//
+// For each kernel K this emits `void dpk_wg_K(const dpk_host_work_group_t *, void *const *args)`
+// that runs every work-item of one work-group:
+//  - A run of barrier-free statements becomes one nest of work-item loops (dpk's last dimension
+//    innermost, constant trip counts when CompileOptions::localSize is set). The innermost loop
+//    carries llvm.loop.parallel_accesses and its memory accesses one access group, so LLVM
+//    vectorizes across work-items without alias checks.
+//  - Statements that contain a barrier (if/for/while/calls) run once per group, outside any
+//    work-item loop; their conditions and bounds come from work-item 0, which is legal because
+//    the verifier requires uniform control flow around barriers. A barrier itself just ends the
+//    current run: the previous loop has finished every work-item before the next one starts.
+//  - Only values that cross from one work-item loop into another are kept per work-item: the
+//    first such use creates an array indexed by the linear local id and a store after the
+//    definition. Uniform pure ops (constants, sizes, view shapes, arithmetic on them) are
+//    computed once per group instead. In kernels with barriers, private arrays (alloca) are
+//    per-work-item slices of one array.
+//  - A `for` with uniform bounds in uniform control flow and no break/continue/return inside
+//    also runs once per group, as if it held a barrier: `for items { for k { B } }` becomes
+//    `for k { for items { B } }`, so the vectorized loop runs across work-items rather than
+//    over k (pairwise distance, naive matmul). Without barriers any interleaving of work-items
+//    is a legal execution, so this changes no result of a race-free kernel.
+//  - Work-item ids and integer arithmetic on them and on uniform values are recomputed in
+//    each work-item loop that uses them rather than stored, so addresses stay affine in the
+//    local id and loads stay contiguous.
+//  - Private variables holding one uniform value (a reduction's stride) get one slot per group;
+//    their stores run once per group and their loads are computed once per group.
+//  - break/continue/return inside a work-item loop that leave a once-per-group loop (or the
+//    kernel) record their target in a per-group slot and move to the next work-item; after the
+//    loop nest the group jumps there.
+#include "compiler/Lowering.h"
+#include "compiler/Targets.h"
+#include "ir/Uniformity.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Metadata.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <algorithm>
+#include <functional>
+#include <iterator>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace dpk::compiler {
+
+using llvm::Value;
+
+namespace {
+
+constexpr int kPendingReturn = 1;
+
+class BarrierScan {
+public:
+  explicit BarrierScan(const ir::Module &module) : module_(module) {}
+
+  bool inFunction(const ir::Function &function) {
+    auto it = functions_.find(&function);
+    if (it != functions_.end()) return it->second;
+    functions_[&function] = false; // recursion guard (the verifier forbids recursion)
+    bool result = inBlock(function.body);
+    functions_[&function] = result;
+    return result;
+  }
+  bool inBlock(const ir::Block &block) {
+    for (const auto &op : block.ops)
+      if (inOp(*op)) return true;
+    return false;
+  }
+  bool inOp(const ir::Op &op) {
+    if (op.kind == ir::OpKind::Barrier) return true;
+    if (op.kind == ir::OpKind::Call) {
+      const ir::Function *callee = module_.lookup(op.callee);
+      return callee && inFunction(*callee);
+    }
+    for (const ir::Block &region : op.regions)
+      if (inBlock(region)) return true;
+    return false;
+  }
+
+private:
+  const ir::Module &module_;
+  std::unordered_map<const ir::Function *, bool> functions_;
+};
+
+bool containsTerminator(const ir::Block &block) {
+  for (const auto &op : block.ops) {
+    if (ir::opCategory(op->kind) == ir::OpCategory::Terminator) return true;
+    for (const ir::Block &region : op->regions)
+      if (containsTerminator(region)) return true;
+  }
+  return false;
+}
+
+/// Integer ops on work-item ids and uniform values that are cheaper to recompute in each
+/// work-item loop than to keep per work-item.
+bool isRematerializable(const ir::Op &op) {
+  using K = ir::OpKind;
+  if (op.kind == K::GlobalId || op.kind == K::LocalId) return true;
+  bool integer = op.result && op.result->type.isInteger();
+  if (op.kind == K::Cast) return integer && op.operands[0]->type.isInteger();
+  return integer && (op.kind == K::Add || op.kind == K::Sub || op.kind == K::Mul || op.kind == K::Shl);
+}
+
+/// Pure ops that may run once per group when their operands are uniform.
+bool isHoistable(const ir::Op &op) {
+  using K = ir::OpKind;
+  static const K alwaysPure[] = {K::Const,  K::Add,        K::Sub,       K::Mul,     K::And,
+                                 K::Or,     K::Xor,        K::Shl,       K::Shr,     K::Neg,
+                                 K::Not,    K::Cmp,        K::Select,    K::Cast,    K::ViewDim,
+                                 K::ViewStride, K::ViewPtr, K::GroupId,  K::LocalSize,
+                                 K::GlobalSize, K::NumGroups, K::LocalAlloc};
+  if (std::find(std::begin(alwaysPure), std::end(alwaysPure), op.kind) != std::end(alwaysPure))
+    return true;
+  if (op.kind == K::Math) return op.mathFn != ir::MathFn::Lgamma; // lgamma writes signgam
+  if (op.kind != K::Div && op.kind != K::Rem) return false;
+  // Integer division may trap: only by a constant that cannot.
+  if (op.result && op.result->type.isFloat()) return true;
+  const ir::Op *divisor = op.operands.size() == 2 ? op.operands[1]->definingOp : nullptr;
+  return divisor && divisor->kind == K::Const && divisor->intAttr != 0 && divisor->intAttr != -1;
+}
+
+class HostKernelLowering : public FunctionLowering {
+public:
+  HostKernelLowering(const ir::Module &module, const TargetInfo &target, llvm::Function *function,
+                     const CompileOptions &options, unsigned dims, const ir::Function &kernel,
+                     BarrierScan &scan)
+      : FunctionLowering(module, target, function), options_(options), dims_(dims),
+        kernel_(kernel), scan_(scan), uniformity_(ir::analyzeUniformity(kernel, &module)) {
+    hasBarrier_ = scan_.inFunction(kernel) || hasSplitLoop(kernel.body);
+    if (hasBarrier_) findGroupVariables();
+  }
+
+  Error build(const ir::Function &kernel);
+
+protected:
+  Expected<Value *> emitWorkItem(const ir::Op &op) override;
+  Error emitBarrier(const ir::Op &op) override;
+  Expected<Value *> emitLocalAlloc(const ir::Op &op) override;
+  Expected<Value *> emitPrivateAlloc(const ir::Op &op) override;
+  Error emitKernelReturn(const ir::Op &op) override;
+  Error emitLoopExit(const ir::Op &op, size_t loopIndex, bool isContinue) override;
+  Error emitBlock(const ir::Block &block) override;
+  Value *lookup(const ir::Value *value) override;
+  LoweredValue &define(const ir::Value *value, Value *lowered) override;
+  void noteMemoryAccess(llvm::Instruction *inst, const ir::Value *pointer, bool atomic) override;
+  Error finishKernel() override;
+
+private:
+  struct LoopLevel {
+    unsigned dim;
+    llvm::PHINode *id;
+    llvm::BasicBlock *body;
+    llvm::BasicBlock *latch;
+    llvm::BasicBlock *exit;
+  };
+
+  bool isGroupStatement(const ir::Op &op);
+  bool isSplitLoop(const ir::Op &op) const;
+  bool isGroupStatic(const ir::Op &op);
+  void collectGroupBlocks(const ir::Block &block);
+  void findGroupVariables();
+  bool isGroupVariableAccess(const ir::Op &op) const {
+    return (op.kind == ir::OpKind::Load || op.kind == ir::OpKind::Store) &&
+           groupVariables_.count(op.operands[0]) != 0;
+  }
+  bool hasSplitLoop(const ir::Block &block) const;
+  Value *rematerialize(const ir::Value *value);
+  bool isGroupValue(const ir::Value *value);
+  Error flushRun(const std::vector<const ir::Op *> &run);
+  void openItemLoops();
+  void closeItemLoops();
+  void setPending(int code, llvm::BasicBlock *target);
+  Value *loadGroupField(unsigned index, const char *name);
+
+  const CompileOptions &options_;
+  unsigned dims_;
+  const ir::Function &kernel_;
+  BarrierScan &scan_;
+  ir::UniformityInfo uniformity_;
+  // Private variables that hold one uniform value for the whole group (frontends' mutable
+  // uniform scalars, e.g. a reduction's stride): one slot per group, stored once per group.
+  std::unordered_set<const ir::Value *> groupVariables_;
+  std::unordered_set<const ir::Block *> groupBlocks_;
+  // The kernel is split into several work-item loops (barriers or split loops): private arrays
+  // are then kept per work-item.
+  bool hasBarrier_ = false;
+
+  Value *group_ = nullptr;
+  std::array<Value *, 3> groupId_{}, localSize_{}, globalSize_{}, numGroups_{};
+  Value *itemCount_ = nullptr;
+  llvm::BasicBlock *exit_ = nullptr;
+
+  // The work-item loop nest being emitted (region_ >= 0 inside one).
+  int region_ = -1;
+  int nextRegion_ = 0;
+  std::vector<LoopLevel> levels_;
+  std::array<Value *, 3> localId_{};
+  Value *linearId_ = nullptr;
+  llvm::MDNode *accessGroup_ = nullptr;
+  std::vector<Value *> regionLinearId_;
+  std::vector<llvm::MDNode *> regionAccessGroup_;
+  llvm::Instruction *rematAnchor_ = nullptr; // recomputed values go before it
+  std::unordered_map<const ir::Value *, Value *> remat_; // of the current work-item loop
+
+  llvm::AllocaInst *pendingSlot_ = nullptr;
+  std::vector<std::pair<int, llvm::BasicBlock *>> pendingTargets_;
+  llvm::AllocaInst *lastPrivateBase_ = nullptr;
+  uint64_t lastPrivateCount_ = 0;
+};
+
+// ---- prologue -----------------------------------------------------------------------------
+
+Value *HostKernelLowering::loadGroupField(unsigned index, const char *name) {
+  // dpk_host_work_group_t viewed as i64s: [0] dims (u32 + padding), [1..3] global_size,
+  // [4..6] local_size, [7..9] group_id, [10..12] num_groups.
+  Value *address = builder_.CreateConstInBoundsGEP1_64(builder_.getInt64Ty(), group_, index);
+  llvm::LoadInst *load = builder_.CreateAlignedLoad(builder_.getInt64Ty(), address,
+                                                    llvm::Align(8), name);
+  load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(context(), {}));
+  return load;
+}
+
+Error HostKernelLowering::build(const ir::Function &kernel) {
+  llvm::LLVMContext &ctx = context();
+  entry_ = llvm::BasicBlock::Create(ctx, "entry", function_);
+  llvm::BasicBlock *start = llvm::BasicBlock::Create(ctx, "start", function_);
+  exit_ = llvm::BasicBlock::Create(ctx, "exit", function_);
+  builder_.SetInsertPoint(exit_);
+  builder_.CreateRetVoid();
+  builder_.SetInsertPoint(entry_);
+
+  group_ = function_->getArg(0);
+  Value *args = function_->getArg(1);
+  Value *dims = builder_.CreateAlignedLoad(builder_.getInt32Ty(), group_, llvm::Align(8), "dims");
+  bool specialized = options_.localSize[0] || options_.localSize[1] || options_.localSize[2];
+  for (unsigned d = 0; d < 3; ++d) {
+    globalSize_[d] = loadGroupField(1 + d, "global_size");
+    groupId_[d] = loadGroupField(7 + d, "group_id");
+    numGroups_[d] = loadGroupField(10 + d, "num_groups");
+    uint64_t fixed = options_.localSize[d];
+    if (specialized) {
+      localSize_[d] = builder_.getInt64(fixed == 0 ? 1 : fixed);
+      continue;
+    }
+    Value *size = loadGroupField(4 + d, "local_size");
+    localSize_[d] = builder_.CreateSelect(builder_.CreateICmpUGT(dims, builder_.getInt32(d)),
+                                          size, builder_.getInt64(1));
+  }
+  itemCount_ = builder_.CreateMul(builder_.CreateMul(localSize_[0], localSize_[1]), localSize_[2],
+                                  "items");
+
+  // Arguments: args[i] points to the pointer or scalar value.
+  std::vector<llvm::Type *> abiTypes;
+  for (const ir::Value *param : kernel.params) appendAbiTypes(param->type, abiTypes);
+  std::vector<Value *> abiValues;
+  llvm::Type *ptrTy = llvm::PointerType::get(ctx, 0);
+  for (size_t i = 0; i < abiTypes.size(); ++i) {
+    Value *slot = builder_.CreateConstInBoundsGEP1_64(ptrTy, args, i);
+    Value *valuePtr = builder_.CreateAlignedLoad(ptrTy, slot, llvm::Align(8));
+    llvm::Type *t = abiTypes[i];
+    unsigned align =
+        t->isPointerTy() ? 8u : std::max(1u, static_cast<unsigned>(t->getPrimitiveSizeInBits() / 8));
+    abiValues.push_back(builder_.CreateAlignedLoad(t, valuePtr, llvm::Align(align)));
+  }
+  builder_.CreateBr(start);
+  builder_.SetInsertPoint(start);
+  groupContext_ = true;
+  return lowerKernel(kernel, abiValues);
+}
+
+Error HostKernelLowering::finishKernel() {
+  if (!blockTerminated()) builder_.CreateBr(exit_);
+  return Error::success();
+}
+
+// ---- regions ------------------------------------------------------------------------------
+
+bool HostKernelLowering::isGroupStatement(const ir::Op &op) {
+  switch (ir::opCategory(op.kind)) {
+  case ir::OpCategory::Terminator: return true;
+  case ir::OpCategory::Control: return scan_.inOp(op) || isSplitLoop(op);
+  case ir::OpCategory::Atomic: return op.kind == ir::OpKind::Barrier;
+  case ir::OpCategory::Value: return op.kind == ir::OpKind::Call && scan_.inOp(op);
+  case ir::OpCategory::Memory: return op.kind == ir::OpKind::Store && isGroupVariableAccess(op);
+  case ir::OpCategory::Binary: case ir::OpCategory::Unary: case ir::OpCategory::WorkItem:
+    return false;
+  }
+  return false;
+}
+
+bool HostKernelLowering::isSplitLoop(const ir::Op &op) const {
+  if (op.kind != ir::OpKind::For || current_ != &kernel_) return false;
+  if (!uniformity_.inUniformControlFlow(&op)) return false;
+  for (const ir::Value *operand : op.operands)
+    if (!uniformity_.isUniform(operand)) return false;
+  return !op.regions[0].ops.empty() && !containsTerminator(op.regions[0]);
+}
+
+bool HostKernelLowering::hasSplitLoop(const ir::Block &block) const {
+  for (const auto &op : block.ops) {
+    if (op->kind == ir::OpKind::For && uniformity_.inUniformControlFlow(op.get())) {
+      bool uniform = true;
+      for (const ir::Value *operand : op->operands) uniform = uniform && uniformity_.isUniform(operand);
+      if (uniform && !op->regions[0].ops.empty() && !containsTerminator(op->regions[0]))
+        return true;
+    }
+    for (const ir::Block &region : op->regions)
+      if (hasSplitLoop(region)) return true;
+  }
+  return false;
+}
+
+bool HostKernelLowering::isGroupStatic(const ir::Op &op) {
+  switch (ir::opCategory(op.kind)) {
+  case ir::OpCategory::Control: return scan_.inOp(op) || isSplitLoop(op);
+  case ir::OpCategory::Value: return op.kind == ir::OpKind::Call && scan_.inOp(op);
+  case ir::OpCategory::Terminator: case ir::OpCategory::Atomic: case ir::OpCategory::Memory:
+  case ir::OpCategory::Binary: case ir::OpCategory::Unary: case ir::OpCategory::WorkItem:
+    return false;
+  }
+  return false;
+}
+
+void HostKernelLowering::collectGroupBlocks(const ir::Block &block) {
+  groupBlocks_.insert(&block);
+  for (const auto &op : block.ops) {
+    if (op->kind == ir::OpKind::Call || !isGroupStatic(*op)) continue;
+    for (const ir::Block &region : op->regions) collectGroupBlocks(region);
+  }
+}
+
+void HostKernelLowering::findGroupVariables() {
+  // Group blocks: the kernel body and the regions of statements run once per group (the same
+  // rule emitBlock applies). A private variable is a group variable when every use is a load
+  // with a uniform result, or a store of a uniform value at a uniform index that sits directly
+  // in a group block (so it runs once per group, as its own statement).
+  const ir::Function *saved = current_;
+  current_ = &kernel_;
+  collectGroupBlocks(kernel_.body);
+  current_ = saved;
+  std::unordered_map<const ir::Value *, bool> candidates;
+  std::vector<std::pair<const ir::Block *, const ir::Op *>> work;
+  std::function<void(const ir::Block &)> walk = [&](const ir::Block &block) {
+    for (const auto &op : block.ops) {
+      if (op->kind == ir::OpKind::Alloca) candidates.emplace(op->result, true);
+      work.push_back({&block, op.get()});
+      for (const ir::Block &region : op->regions) walk(region);
+    }
+  };
+  walk(kernel_.body);
+  for (auto &[block, op] : work) {
+    for (size_t i = 0; i < op->operands.size(); ++i) {
+      auto it = candidates.find(op->operands[i]);
+      if (it == candidates.end()) continue;
+      bool ok = false;
+      if (op->kind == ir::OpKind::Load && i == 0) ok = uniformity_.isUniform(op->result);
+      if (op->kind == ir::OpKind::Store && i == 0)
+        ok = groupBlocks_.count(block) && uniformity_.isUniform(op->operands[1]) &&
+             uniformity_.isUniform(op->operands[2]) && uniformity_.inUniformControlFlow(op);
+      if (!ok) it->second = false;
+    }
+  }
+  for (auto &[value, ok] : candidates)
+    if (ok) groupVariables_.insert(value);
+}
+
+bool HostKernelLowering::isGroupValue(const ir::Value *value) {
+  LoweredValue *r = record(value);
+  return r && r->region < 0 && !r->rematerializeBase;
+}
+
+Error HostKernelLowering::emitBlock(const ir::Block &block) {
+  if (!groupContext_) return FunctionLowering::emitBlock(block);
+  std::vector<const ir::Op *> run;
+  for (const auto &op : block.ops) {
+    if (!isGroupStatement(*op)) {
+      run.push_back(op.get());
+      continue;
+    }
+    if (Error e = flushRun(run)) return e;
+    run.clear();
+    if (Error e = emitOp(*op)) return e;
+    if (ir::opCategory(op->kind) == ir::OpCategory::Terminator) return Error::success();
+  }
+  return flushRun(run);
+}
+
+Error HostKernelLowering::flushRun(const std::vector<const ir::Op *> &run) {
+  std::vector<const ir::Op *> rest;
+  for (const ir::Op *op : run) {
+    bool uniform = isHoistable(*op) || (op->kind == ir::OpKind::Load && isGroupVariableAccess(*op));
+    for (const ir::Value *operand : op->operands) uniform = uniform && isGroupValue(operand);
+    if (!uniform) {
+      rest.push_back(op);
+      continue;
+    }
+    if (Error e = emitOp(*op)) return e;
+  }
+  if (rest.empty()) return Error::success();
+
+  openItemLoops();
+  for (const ir::Op *op : rest) {
+    if (Error e = emitOp(*op)) return e;
+    if (ir::opCategory(op->kind) == ir::OpCategory::Terminator) break;
+  }
+  closeItemLoops();
+  return Error::success();
+}
+
+void HostKernelLowering::openItemLoops() {
+  llvm::LLVMContext &ctx = context();
+  if (!pendingSlot_) pendingSlot_ = entryAlloca(builder_.getInt32Ty(), nullptr, "pending");
+  builder_.CreateStore(builder_.getInt32(0), pendingSlot_);
+  pendingTargets_.clear();
+
+  region_ = nextRegion_++;
+  groupContext_ = false;
+  accessGroup_ = llvm::MDNode::getDistinct(ctx, {});
+  // Dimensions the kernel does not use come first (outermost), then 0..dims-1, so dpk's
+  // last launch dimension is the innermost, vectorized loop.
+  std::vector<unsigned> order;
+  for (unsigned d = dims_; d < 3; ++d) order.push_back(d);
+  for (unsigned d = 0; d < dims_; ++d) order.push_back(d);
+  levels_.clear();
+  for (unsigned d : order) {
+    llvm::BasicBlock *pre = builder_.GetInsertBlock();
+    LoopLevel level;
+    level.dim = d;
+    level.body = llvm::BasicBlock::Create(ctx, "item.body" + std::to_string(d), function_);
+    level.latch = llvm::BasicBlock::Create(ctx, "item.latch" + std::to_string(d), function_);
+    level.exit = llvm::BasicBlock::Create(ctx, "item.end" + std::to_string(d), function_);
+    builder_.CreateBr(level.body);
+    builder_.SetInsertPoint(level.body);
+    level.id = builder_.CreatePHI(builder_.getInt64Ty(), 2, "lid" + std::to_string(d));
+    level.id->addIncoming(builder_.getInt64(0), pre);
+    localId_[d] = level.id;
+    levels_.push_back(level);
+  }
+  linearId_ = builder_.CreateAdd(
+      builder_.CreateMul(
+          builder_.CreateAdd(builder_.CreateMul(localId_[0], localSize_[1]), localId_[1]),
+          localSize_[2]),
+      localId_[2], "linear_id");
+  regionLinearId_.push_back(linearId_);
+  regionAccessGroup_.push_back(accessGroup_);
+  rematAnchor_ = llvm::cast<llvm::Instruction>(builder_.CreateFreeze(linearId_, "remat.anchor"));
+  remat_.clear();
+}
+
+void HostKernelLowering::closeItemLoops() {
+  llvm::LLVMContext &ctx = context();
+  for (size_t i = levels_.size(); i-- > 0;) {
+    LoopLevel &level = levels_[i];
+    if (!blockTerminated()) builder_.CreateBr(level.latch);
+    builder_.SetInsertPoint(level.latch);
+    Value *next = builder_.CreateAdd(level.id, builder_.getInt64(1), "", true, true);
+    level.id->addIncoming(next, level.latch);
+    Value *more = builder_.CreateICmpULT(next, localSize_[level.dim]);
+    llvm::BranchInst *br = builder_.CreateCondBr(more, level.body, level.exit);
+    if (i + 1 == levels_.size()) {
+      llvm::Metadata *parallel[] = {llvm::MDString::get(ctx, "llvm.loop.parallel_accesses"),
+                                    accessGroup_};
+      std::vector<llvm::Metadata *> ops{nullptr, llvm::MDNode::get(ctx, parallel)};
+      // A short constant-trip work-item loop would be fully unrolled before the vectorizer
+      // runs, leaving an outer dimension to vectorize with strided accesses. (Not for longer
+      // loops: the hint also stops the vectorizer from interleaving.)
+      auto *trips = llvm::dyn_cast<llvm::ConstantInt>(localSize_[level.dim]);
+      if (trips && trips->getZExtValue() <= 64) {
+        llvm::Metadata *noUnroll[] = {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")};
+        ops.push_back(llvm::MDNode::get(ctx, noUnroll));
+      }
+      llvm::MDNode *loopId = llvm::MDNode::getDistinct(ctx, ops);
+      loopId->replaceOperandWith(0, loopId);
+      br->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+    }
+    builder_.SetInsertPoint(level.exit);
+  }
+  levels_.clear();
+  if (rematAnchor_) rematAnchor_->eraseFromParent();
+  rematAnchor_ = nullptr;
+  remat_.clear();
+  region_ = -1;
+  groupContext_ = true;
+  localId_ = {};
+  linearId_ = nullptr;
+  if (pendingTargets_.empty()) return;
+  llvm::BasicBlock *cont = llvm::BasicBlock::Create(ctx, "after.items", function_);
+  Value *code = builder_.CreateLoad(builder_.getInt32Ty(), pendingSlot_);
+  llvm::SwitchInst *sw = builder_.CreateSwitch(code, cont, pendingTargets_.size());
+  for (auto &[value, target] : pendingTargets_) sw->addCase(builder_.getInt32(value), target);
+  pendingTargets_.clear();
+  builder_.SetInsertPoint(cont);
+}
+
+void HostKernelLowering::setPending(int code, llvm::BasicBlock *target) {
+  builder_.CreateStore(builder_.getInt32(code), pendingSlot_);
+  bool known = false;
+  for (auto &entry : pendingTargets_) known = known || entry.first == code;
+  if (!known) pendingTargets_.push_back({code, target});
+  builder_.CreateBr(levels_.back().latch);
+}
+
+Error HostKernelLowering::emitKernelReturn(const ir::Op &) {
+  if (groupContext_) {
+    builder_.CreateBr(exit_);
+    return Error::success();
+  }
+  setPending(kPendingReturn, exit_);
+  return Error::success();
+}
+
+Error HostKernelLowering::emitLoopExit(const ir::Op &op, size_t loopIndex, bool isContinue) {
+  const LoopTarget &loop = loops_[loopIndex];
+  if (groupContext_ || !loop.groupLevel)
+    return FunctionLowering::emitLoopExit(op, loopIndex, isContinue);
+  int code = 2 + 2 * static_cast<int>(loopIndex) + (isContinue ? 1 : 0);
+  setPending(code, isContinue ? loop.continueTarget : loop.breakTarget);
+  return Error::success();
+}
+
+// ---- values -------------------------------------------------------------------------------
+
+LoweredValue &HostKernelLowering::define(const ir::Value *value, Value *lowered) {
+  LoweredValue &r = FunctionLowering::define(value, lowered);
+  bool uniformStorage = lowered && (llvm::isa<llvm::Constant>(lowered) ||
+                                    llvm::isa<llvm::Argument>(lowered));
+  r.region = uniformStorage ? -1 : region_;
+  const ir::Op *def = value->definingOp;
+  if (def && def->kind == ir::OpKind::LocalAlloc) r.region = -1;
+  if (def && def->kind == ir::OpKind::Alloca) {
+    if (!hasBarrier_ || groupVariables_.count(value)) {
+      r.region = -1; // one private array, reused by the work-items one after another
+    } else {
+      r.rematerializeBase = lastPrivateBase_;
+      r.rematerializeCount = lastPrivateCount_;
+    }
+  }
+  return r;
+}
+
+Value *HostKernelLowering::lookup(const ir::Value *value) {
+  LoweredValue *r = record(value);
+  assert(r && "use of an IR value that was not lowered");
+  Value *index = groupContext_ ? static_cast<Value *>(builder_.getInt64(0)) : linearId_;
+  if (r->rematerializeBase) {
+    Value *offset = builder_.CreateMul(index, builder_.getInt64(r->rematerializeCount));
+    auto *base = llvm::cast<llvm::AllocaInst>(r->rematerializeBase);
+    return builder_.CreateInBoundsGEP(base->getAllocatedType(), base, offset);
+  }
+  if (r->region < 0 || (!groupContext_ && r->region == region_)) return r->value;
+  if (!groupContext_ && value->definingOp && isRematerializable(*value->definingOp))
+    return rematerialize(value);
+
+  // A value defined in another work-item loop: keep a copy per work-item.
+  llvm::Type *type = r->value->getType();
+  if (!r->perItemArray) {
+    r->perItemArray = entryAlloca(type, itemCount_, "per_item", 16);
+    auto *def = llvm::cast<llvm::Instruction>(r->value);
+    llvm::Instruction *after = def->getNextNode();
+    // Local ids are the loop PHIs, defined before the linear id the store needs.
+    if (llvm::isa<llvm::PHINode>(def))
+      after = llvm::cast<llvm::Instruction>(regionLinearId_[r->region])->getNextNode();
+    llvm::IRBuilder<> b(after);
+    Value *slot = b.CreateInBoundsGEP(type, r->perItemArray, regionLinearId_[r->region]);
+    llvm::StoreInst *store = b.CreateStore(r->value, slot);
+    store->setMetadata(llvm::LLVMContext::MD_access_group, regionAccessGroup_[r->region]);
+  }
+  Value *slot = builder_.CreateInBoundsGEP(type, r->perItemArray, index);
+  llvm::LoadInst *load = builder_.CreateLoad(type, slot);
+  if (!groupContext_) load->setMetadata(llvm::LLVMContext::MD_access_group, accessGroup_);
+  return load;
+}
+
+Value *HostKernelLowering::rematerialize(const ir::Value *value) {
+  auto it = remat_.find(value);
+  if (it != remat_.end()) return it->second;
+  const ir::Op &op = *value->definingOp;
+  llvm::IRBuilderBase::InsertPointGuard guard(builder_);
+  builder_.SetInsertPoint(rematAnchor_);
+  Value *result = nullptr;
+  if (op.kind == ir::OpKind::GlobalId || op.kind == ir::OpKind::LocalId) {
+    Expected<Value *> v = emitWorkItem(op);
+    result = v ? *v : nullptr;
+  } else if (op.kind == ir::OpKind::Cast) {
+    result = emitCast(lookup(op.operands[0]), op.operands[0]->type, op.result->type);
+  } else {
+    result = emitBinary(op);
+  }
+  assert(result && "rematerializable op failed to lower");
+  remat_[value] = result;
+  return result;
+}
+
+void HostKernelLowering::noteMemoryAccess(llvm::Instruction *inst, const ir::Value *pointer,
+                                          bool atomic) {
+  if (groupContext_ || atomic) return;
+  // Without barriers a private array is shared by the work-items run one after another, so
+  // its accesses do carry dependences across work-items; SROA usually removes them anyway.
+  if (!hasBarrier_ && pointer->type.space == ir::AddressSpace::Private) return;
+  inst->setMetadata(llvm::LLVMContext::MD_access_group, accessGroup_);
+}
+
+// ---- target hooks -------------------------------------------------------------------------
+
+Expected<Value *> HostKernelLowering::emitWorkItem(const ir::Op &op) {
+  auto d = static_cast<unsigned>(op.intAttr);
+  if (d > 2) return unsupported(op, "dimension " + std::to_string(d) + " out of range");
+  Value *localId = groupContext_ ? static_cast<Value *>(builder_.getInt64(0)) : localId_[d];
+  using K = ir::OpKind;
+  if (op.kind == K::LocalId) return localId;
+  if (op.kind == K::GlobalId)
+    return builder_.CreateAdd(builder_.CreateMul(groupId_[d], localSize_[d]), localId);
+  if (op.kind == K::GroupId) return groupId_[d];
+  if (op.kind == K::LocalSize) return localSize_[d];
+  if (op.kind == K::GlobalSize) return globalSize_[d];
+  if (op.kind == K::NumGroups) return numGroups_[d];
+  return unsupported(op, "not a work-item builtin");
+}
+
+Error HostKernelLowering::emitBarrier(const ir::Op &op) {
+  // In group context the barrier only separates work-item loops; the loops before it have
+  // already run every work-item. Reaching one inside a work-item loop means the barrier is in
+  // control flow this splitter did not see as group-level.
+  if (groupContext_) return Error::success();
+  return unsupported(op, "barrier inside work-item control flow");
+}
+
+Expected<Value *> HostKernelLowering::emitLocalAlloc(const ir::Op &op) {
+  llvm::Type *elem = memoryType(op.result->type.scalar);
+  return entryAlloca(elem, builder_.getInt64(std::max<int64_t>(op.intAttr, 1)), "local", 64);
+}
+
+Expected<Value *> HostKernelLowering::emitPrivateAlloc(const ir::Op &op) {
+  if (!hasBarrier_ || groupVariables_.count(op.result)) return FunctionLowering::emitPrivateAlloc(op);
+  llvm::Type *elem = memoryType(op.result->type.scalar);
+  lastPrivateCount_ = static_cast<uint64_t>(std::max<int64_t>(op.intAttr, 1));
+  llvm::IRBuilder<> entryBuilder(entry_->getTerminator());
+  Value *total = entryBuilder.CreateMul(itemCount_, builder_.getInt64(lastPrivateCount_));
+  lastPrivateBase_ = entryAlloca(elem, total, "private_items", 16);
+  Value *index = groupContext_ ? static_cast<Value *>(builder_.getInt64(0)) : linearId_;
+  return builder_.CreateInBoundsGEP(elem, lastPrivateBase_,
+                                    builder_.CreateMul(index, builder_.getInt64(lastPrivateCount_)));
+}
+
+} // namespace
+
+Expected<std::unique_ptr<llvm::Module>> lowerHostModule(const ir::Module &module,
+                                                        const CompileOptions &options,
+                                                        llvm::LLVMContext &context,
+                                                        llvm::TargetMachine &machine) {
+  auto llvmModule = std::make_unique<llvm::Module>(dumpName(module), context);
+  llvmModule->setTargetTriple(machine.getTargetTriple().str());
+  llvmModule->setDataLayout(machine.createDataLayout());
+  TargetInfo target; // host: one address space, libm math, native float atomics
+
+  unsigned dims = kernelDims(module, options);
+  BarrierScan scan(module);
+  llvm::Type *ptrTy = llvm::PointerType::get(context, 0);
+  auto *fnType = llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptrTy, ptrTy}, false);
+  for (const auto &kernel : module.functions) {
+    if (!kernel->isKernel) continue;
+    auto *fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage,
+                                      "dpk_wg_" + kernel->name, *llvmModule);
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    fn->addFnAttr("target-cpu", machine.getTargetCPU());
+    fn->addFnAttr("target-features", machine.getTargetFeatureString());
+    fn->addFnAttr("no-trapping-math", "true");
+    fn->addParamAttr(0, llvm::Attribute::NoAlias);
+    fn->addParamAttr(0, llvm::Attribute::ReadOnly);
+    fn->addParamAttr(1, llvm::Attribute::ReadOnly);
+    HostKernelLowering lowering(module, target, fn, options, dims, *kernel, scan);
+    if (Error e = lowering.build(*kernel)) return e;
+  }
+  if (Error e = verifyLlvmModule(*llvmModule, "host lowering")) return e;
+  return llvmModule;
+}
+
+} // namespace dpk::compiler

@@ -1,0 +1,767 @@
+// LowerToLLVM.cpp - the target-independent walk from dpk IR ops to LLVM IR 15.
+#include "compiler/Lowering.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+namespace dpk::compiler {
+
+using llvm::Value;
+
+namespace {
+
+llvm::AtomicOrdering toOrdering(ir::MemoryOrder order) {
+  switch (order) {
+  case ir::MemoryOrder::Relaxed: return llvm::AtomicOrdering::Monotonic;
+  case ir::MemoryOrder::Acquire: return llvm::AtomicOrdering::Acquire;
+  case ir::MemoryOrder::Release: return llvm::AtomicOrdering::Release;
+  case ir::MemoryOrder::AcqRel: return llvm::AtomicOrdering::AcquireRelease;
+  case ir::MemoryOrder::SeqCst: return llvm::AtomicOrdering::SequentiallyConsistent;
+  }
+  return llvm::AtomicOrdering::SequentiallyConsistent;
+}
+
+// Loads may not release; stores may not acquire.
+llvm::AtomicOrdering loadOrdering(ir::MemoryOrder order) {
+  switch (order) {
+  case ir::MemoryOrder::Release: return llvm::AtomicOrdering::Monotonic;
+  case ir::MemoryOrder::AcqRel: return llvm::AtomicOrdering::Acquire;
+  case ir::MemoryOrder::Relaxed: case ir::MemoryOrder::Acquire: case ir::MemoryOrder::SeqCst:
+    return toOrdering(order);
+  }
+  return llvm::AtomicOrdering::SequentiallyConsistent;
+}
+
+llvm::AtomicOrdering storeOrdering(ir::MemoryOrder order) {
+  switch (order) {
+  case ir::MemoryOrder::Acquire: return llvm::AtomicOrdering::Monotonic;
+  case ir::MemoryOrder::AcqRel: return llvm::AtomicOrdering::Release;
+  case ir::MemoryOrder::Relaxed: case ir::MemoryOrder::Release: case ir::MemoryOrder::SeqCst:
+    return toOrdering(order);
+  }
+  return llvm::AtomicOrdering::SequentiallyConsistent;
+}
+
+bool isTerminator(ir::OpKind kind) {
+  return ir::opCategory(kind) == ir::OpCategory::Terminator;
+}
+
+int maxDimUsed(const ir::Block &block, const ir::Module &module, int depth);
+
+int maxDimUsedInOp(const ir::Op &op, const ir::Module &module, int depth) {
+  int result = -1;
+  if (ir::opCategory(op.kind) == ir::OpCategory::WorkItem) result = static_cast<int>(op.intAttr);
+  if (op.kind == ir::OpKind::Call && depth < 64) {
+    if (const ir::Function *callee = module.lookup(op.callee))
+      result = std::max(result, maxDimUsed(callee->body, module, depth + 1));
+  }
+  for (const ir::Block &region : op.regions)
+    result = std::max(result, maxDimUsed(region, module, depth));
+  return result;
+}
+
+int maxDimUsed(const ir::Block &block, const ir::Module &module, int depth) {
+  int result = -1;
+  for (const auto &op : block.ops) result = std::max(result, maxDimUsedInOp(*op, module, depth));
+  return result;
+}
+
+} // namespace
+
+unsigned kernelDims(const ir::Module &module, const CompileOptions &options) {
+  if (options.dims != 0) return options.dims;
+  int dim = -1;
+  for (const auto &function : module.functions)
+    if (function->isKernel) dim = std::max(dim, maxDimUsed(function->body, module, 0));
+  return static_cast<unsigned>(std::max(dim + 1, 1));
+}
+
+std::string mathDescription(ir::MathFn fn) { return std::string("math.") + ir::mathFnName(fn); }
+
+FunctionLowering::FunctionLowering(const ir::Module &module, const TargetInfo &target,
+                                   llvm::Function *function)
+    : module_(module), target_(target), function_(function), builder_(function->getContext()) {}
+
+// ---- types --------------------------------------------------------------------------------
+
+llvm::Type *FunctionLowering::scalarType(ir::ScalarKind kind) const {
+  llvm::LLVMContext &ctx = context();
+  switch (kind) {
+  case ir::ScalarKind::Bool: return llvm::Type::getInt1Ty(ctx);
+  case ir::ScalarKind::I8: case ir::ScalarKind::U8: return llvm::Type::getInt8Ty(ctx);
+  case ir::ScalarKind::I16: case ir::ScalarKind::U16: return llvm::Type::getInt16Ty(ctx);
+  case ir::ScalarKind::I32: case ir::ScalarKind::U32: return llvm::Type::getInt32Ty(ctx);
+  case ir::ScalarKind::I64: case ir::ScalarKind::U64: return llvm::Type::getInt64Ty(ctx);
+  case ir::ScalarKind::F16: return llvm::Type::getHalfTy(ctx);
+  case ir::ScalarKind::F32: return llvm::Type::getFloatTy(ctx);
+  case ir::ScalarKind::F64: return llvm::Type::getDoubleTy(ctx);
+  }
+  return nullptr;
+}
+
+llvm::Type *FunctionLowering::memoryType(ir::ScalarKind kind) const {
+  if (kind == ir::ScalarKind::Bool) return llvm::Type::getInt8Ty(context());
+  return scalarType(kind);
+}
+
+llvm::Type *FunctionLowering::valueType(const ir::Type &type) const {
+  if (type.isPointer()) return pointerType(type);
+  return scalarType(type.scalar);
+}
+
+llvm::PointerType *FunctionLowering::pointerType(const ir::Type &type) const {
+  return llvm::PointerType::get(memoryType(type.scalar), addressSpace(type.space));
+}
+
+void FunctionLowering::appendAbiTypes(const ir::Type &type, std::vector<llvm::Type *> &out) const {
+  switch (type.kind) {
+  case ir::TypeKind::Void: return;
+  case ir::TypeKind::Scalar: out.push_back(memoryType(type.scalar)); return;
+  case ir::TypeKind::Pointer: out.push_back(pointerType(type)); return;
+  case ir::TypeKind::View:
+    out.push_back(pointerType(type));
+    for (unsigned i = 0; i < 2u * type.rank; ++i) out.push_back(llvm::Type::getInt64Ty(context()));
+    return;
+  }
+}
+
+// ---- values -------------------------------------------------------------------------------
+
+LoweredValue *FunctionLowering::record(const ir::Value *value) const {
+  auto it = values_.find(value);
+  return it == values_.end() ? nullptr : it->second;
+}
+
+LoweredValue &FunctionLowering::define(const ir::Value *value, Value *lowered) {
+  storage_.emplace_back();
+  LoweredValue &r = storage_.back();
+  r.value = lowered;
+  values_[value] = &r;
+  return r;
+}
+
+Value *FunctionLowering::lookup(const ir::Value *value) {
+  LoweredValue *r = record(value);
+  assert(r && "use of an IR value that was not lowered");
+  return r->value;
+}
+
+const LoweredValue &FunctionLowering::lookupView(const ir::Value *value) {
+  LoweredValue *r = record(value);
+  assert(r && r->viewPtr && "use of a view that was not lowered");
+  return *r;
+}
+
+llvm::AllocaInst *FunctionLowering::entryAlloca(llvm::Type *type, Value *count,
+                                                const llvm::Twine &name, unsigned align) {
+  llvm::IRBuilder<> b(entry_->getTerminator());
+  unsigned as = llvmModule().getDataLayout().getAllocaAddrSpace();
+  llvm::AllocaInst *a = b.CreateAlloca(type, as, count, name);
+  if (align) a->setAlignment(llvm::Align(align));
+  return a;
+}
+
+void FunctionLowering::startDeadBlock() {
+  builder_.SetInsertPoint(llvm::BasicBlock::Create(context(), "dead", function_));
+}
+
+Error FunctionLowering::unsupported(const ir::Op &op, const std::string &why) const {
+  std::string where = current_ ? current_->name : std::string("?");
+  std::string msg = "cannot compile '" + std::string(ir::opName(op.kind)) + "' in function '" +
+                    where + "'";
+  if (!op.loc.file.empty())
+    msg += " (" + op.loc.file + ":" + std::to_string(op.loc.line) + ")";
+  return Error(DPK_ERROR_COMPILE, msg + ": " + why);
+}
+
+// ---- kernels --------------------------------------------------------------------------------
+
+Error FunctionLowering::lowerKernel(const ir::Function &kernel, llvm::ArrayRef<Value *> abiValues) {
+  current_ = &kernel;
+  size_t next = 0;
+  for (const ir::Value *param : kernel.params) {
+    const ir::Type &t = param->type;
+    if (!t.isView()) {
+      Value *v = abiValues[next++];
+      if (t.isBool() && v->getType()->isIntegerTy(8)) v = builder_.CreateICmpNE(v, builder_.getInt8(0));
+      define(param, v);
+      continue;
+    }
+    LoweredValue &r = define(param, nullptr);
+    r.viewPtr = abiValues[next++];
+    for (unsigned d = 0; d < t.rank; ++d) r.shape[d] = abiValues[next++];
+    for (unsigned d = 0; d < t.rank; ++d) r.strides[d] = abiValues[next++];
+  }
+  if (Error e = emitBlock(kernel.body)) return e;
+  return finishKernel();
+}
+
+Error FunctionLowering::finishKernel() {
+  if (!blockTerminated()) builder_.CreateRetVoid();
+  return Error::success();
+}
+
+Error FunctionLowering::emitKernelReturn(const ir::Op &) {
+  builder_.CreateRetVoid();
+  return Error::success();
+}
+
+Error FunctionLowering::emitLoopExit(const ir::Op &, size_t loopIndex, bool isContinue) {
+  const LoopTarget &loop = loops_[loopIndex];
+  builder_.CreateBr(isContinue ? loop.continueTarget : loop.breakTarget);
+  return Error::success();
+}
+
+Expected<Value *> FunctionLowering::emitPrivateAlloc(const ir::Op &op) {
+  llvm::Type *elem = memoryType(op.result->type.scalar);
+  return entryAlloca(elem, builder_.getInt64(std::max<int64_t>(op.intAttr, 1)), "private", 16);
+}
+
+Error FunctionLowering::emitBlock(const ir::Block &block) {
+  for (const auto &op : block.ops) {
+    if (Error e = emitOp(*op)) return e;
+    if (isTerminator(op->kind)) break;
+  }
+  return Error::success();
+}
+
+// ---- memory -------------------------------------------------------------------------------
+
+Value *FunctionLowering::elementAddress(const ir::Value *pointer, Value *index) {
+  return builder_.CreateInBoundsGEP(memoryType(pointer->type.scalar), lookup(pointer), index);
+}
+
+Value *FunctionLowering::viewElementAddress(const ir::Op &op) {
+  const ir::Value *view = op.operands[0];
+  const LoweredValue &v = lookupView(view);
+  unsigned rank = view->type.rank;
+  Value *offset = nullptr;
+  for (unsigned d = 0; d < rank; ++d) {
+    Value *term = builder_.CreateMul(lookup(op.operands[1 + d]), v.strides[d]);
+    offset = offset ? builder_.CreateAdd(offset, term) : term;
+  }
+  return builder_.CreateInBoundsGEP(memoryType(view->type.scalar), v.viewPtr, offset);
+}
+
+Value *FunctionLowering::loadElement(Value *address, const ir::Value *pointer,
+                                     ir::ScalarKind kind) {
+  llvm::Type *mem = memoryType(kind);
+  llvm::LoadInst *load =
+      builder_.CreateAlignedLoad(mem, address, llvm::Align(ir::scalarSize(kind)));
+  noteMemoryAccess(load, pointer, false);
+  if (kind == ir::ScalarKind::Bool) return builder_.CreateICmpNE(load, builder_.getInt8(0));
+  return load;
+}
+
+void FunctionLowering::storeElement(Value *address, const ir::Value *pointer, ir::ScalarKind kind,
+                                    Value *value) {
+  if (kind == ir::ScalarKind::Bool) value = builder_.CreateZExt(value, builder_.getInt8Ty());
+  llvm::StoreInst *store =
+      builder_.CreateAlignedStore(value, address, llvm::Align(ir::scalarSize(kind)));
+  noteMemoryAccess(store, pointer, false);
+}
+
+// ---- scalar ops ---------------------------------------------------------------------------
+
+Value *FunctionLowering::emitCast(Value *v, const ir::Type &from, const ir::Type &to) {
+  llvm::Type *dst = scalarType(to.scalar);
+  if (from == to) return v;
+  if (from.isBool()) {
+    if (to.isFloat()) return builder_.CreateUIToFP(v, dst);
+    return builder_.CreateZExt(v, dst);
+  }
+  if (to.isBool()) {
+    if (from.isFloat()) return builder_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
+    return builder_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+  }
+  if (from.isFloat() && to.isFloat()) return builder_.CreateFPCast(v, dst);
+  if (from.isFloat()) {
+    if (from.scalar == ir::ScalarKind::F16) v = builder_.CreateFPExt(v, builder_.getFloatTy());
+    return to.isSigned() ? builder_.CreateFPToSI(v, dst) : builder_.CreateFPToUI(v, dst);
+  }
+  if (to.isFloat()) {
+    llvm::Type *via = to.scalar == ir::ScalarKind::F16 ? builder_.getFloatTy() : dst;
+    Value *r = from.isSigned() ? builder_.CreateSIToFP(v, via) : builder_.CreateUIToFP(v, via);
+    return via == dst ? r : builder_.CreateFPTrunc(r, dst);
+  }
+  return builder_.CreateIntCast(v, dst, from.isSigned());
+}
+
+Value *FunctionLowering::emitBinary(const ir::Op &op) {
+  const ir::Type &t = op.operands[0]->type;
+  Value *a = lookup(op.operands[0]);
+  Value *b = lookup(op.operands[1]);
+  if (t.isFloat()) {
+    bool half = t.scalar == ir::ScalarKind::F16;
+    if (half) {
+      a = builder_.CreateFPExt(a, builder_.getFloatTy());
+      b = builder_.CreateFPExt(b, builder_.getFloatTy());
+    }
+    Value *r = nullptr; // bitwise ops on floats are rejected by the verifier
+    if (op.kind == ir::OpKind::Add) r = builder_.CreateFAdd(a, b);
+    else if (op.kind == ir::OpKind::Sub) r = builder_.CreateFSub(a, b);
+    else if (op.kind == ir::OpKind::Mul) r = builder_.CreateFMul(a, b);
+    else if (op.kind == ir::OpKind::Div) r = builder_.CreateFDiv(a, b);
+    else if (op.kind == ir::OpKind::Rem) r = builder_.CreateFRem(a, b);
+    if (!r) return nullptr;
+    return half ? builder_.CreateFPTrunc(r, scalarType(ir::ScalarKind::F16)) : r;
+  }
+  bool isSigned = t.isSigned();
+  using K = ir::OpKind;
+  if (op.kind == K::Add) return builder_.CreateAdd(a, b);
+  if (op.kind == K::Sub) return builder_.CreateSub(a, b);
+  if (op.kind == K::Mul) return builder_.CreateMul(a, b);
+  if (op.kind == K::Div) return isSigned ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
+  if (op.kind == K::Rem) return isSigned ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b);
+  if (op.kind == K::And) return builder_.CreateAnd(a, b);
+  if (op.kind == K::Or) return builder_.CreateOr(a, b);
+  if (op.kind == K::Xor) return builder_.CreateXor(a, b);
+  if (op.kind == K::Shl) return builder_.CreateShl(a, b);
+  if (op.kind == K::Shr) return isSigned ? builder_.CreateAShr(a, b) : builder_.CreateLShr(a, b);
+  return nullptr;
+}
+
+namespace {
+
+llvm::CmpInst::Predicate comparePredicate(ir::CmpPredicate p, const ir::Type &t) {
+  using P = llvm::CmpInst::Predicate;
+  if (t.isFloat()) {
+    switch (p) {
+    case ir::CmpPredicate::Eq: return P::FCMP_OEQ;
+    case ir::CmpPredicate::Ne: return P::FCMP_UNE;
+    case ir::CmpPredicate::Lt: return P::FCMP_OLT;
+    case ir::CmpPredicate::Le: return P::FCMP_OLE;
+    case ir::CmpPredicate::Gt: return P::FCMP_OGT;
+    case ir::CmpPredicate::Ge: return P::FCMP_OGE;
+    }
+  }
+  bool s = t.isSigned();
+  switch (p) {
+  case ir::CmpPredicate::Eq: return P::ICMP_EQ;
+  case ir::CmpPredicate::Ne: return P::ICMP_NE;
+  case ir::CmpPredicate::Lt: return s ? P::ICMP_SLT : P::ICMP_ULT;
+  case ir::CmpPredicate::Le: return s ? P::ICMP_SLE : P::ICMP_ULE;
+  case ir::CmpPredicate::Gt: return s ? P::ICMP_SGT : P::ICMP_UGT;
+  case ir::CmpPredicate::Ge: return s ? P::ICMP_SGE : P::ICMP_UGE;
+  }
+  return P::ICMP_EQ;
+}
+
+} // namespace
+
+// ---- ops ----------------------------------------------------------------------------------
+
+Error FunctionLowering::emitOp(const ir::Op &op) {
+  switch (op.kind) {
+  case ir::OpKind::Const: {
+    const ir::Type &t = op.result->type;
+    llvm::Type *ty = scalarType(t.scalar);
+    Value *c = t.isFloat() ? llvm::ConstantFP::get(ty, op.floatAttr)
+                           : llvm::ConstantInt::get(ty, static_cast<uint64_t>(op.intAttr),
+                                                    t.isSigned());
+    define(op.result, c);
+    return Error::success();
+  }
+  case ir::OpKind::Add: case ir::OpKind::Sub: case ir::OpKind::Mul: case ir::OpKind::Div:
+  case ir::OpKind::Rem: case ir::OpKind::And: case ir::OpKind::Or: case ir::OpKind::Xor:
+  case ir::OpKind::Shl: case ir::OpKind::Shr: {
+    Value *r = emitBinary(op);
+    if (!r) return unsupported(op, "operand type " + ir::typeToString(op.operands[0]->type));
+    define(op.result, r);
+    return Error::success();
+  }
+  case ir::OpKind::Neg: {
+    const ir::Type &t = op.operands[0]->type;
+    Value *v = lookup(op.operands[0]);
+    define(op.result, t.isFloat() ? builder_.CreateFNeg(v) : builder_.CreateNeg(v));
+    return Error::success();
+  }
+  case ir::OpKind::Not:
+    define(op.result, builder_.CreateNot(lookup(op.operands[0])));
+    return Error::success();
+  case ir::OpKind::Cmp: {
+    const ir::Type &t = op.operands[0]->type;
+    Value *a = lookup(op.operands[0]);
+    Value *b = lookup(op.operands[1]);
+    if (t.scalar == ir::ScalarKind::F16) {
+      a = builder_.CreateFPExt(a, builder_.getFloatTy());
+      b = builder_.CreateFPExt(b, builder_.getFloatTy());
+    }
+    define(op.result, builder_.CreateCmp(comparePredicate(op.predicate, t), a, b));
+    return Error::success();
+  }
+  case ir::OpKind::Select:
+    define(op.result, builder_.CreateSelect(lookup(op.operands[0]), lookup(op.operands[1]),
+                                            lookup(op.operands[2])));
+    return Error::success();
+  case ir::OpKind::Cast:
+    define(op.result,
+           emitCast(lookup(op.operands[0]), op.operands[0]->type, op.result->type));
+    return Error::success();
+  case ir::OpKind::Math: return emitMath(op);
+  case ir::OpKind::Call: return emitCall(op);
+
+  case ir::OpKind::Alloca: {
+    Expected<Value *> p = emitPrivateAlloc(op);
+    if (!p) return p.takeError();
+    define(op.result, *p);
+    return Error::success();
+  }
+  case ir::OpKind::LocalAlloc: {
+    Expected<Value *> p = emitLocalAlloc(op);
+    if (!p) return p.takeError();
+    define(op.result, *p);
+    return Error::success();
+  }
+  case ir::OpKind::Load: {
+    Value *address = elementAddress(op.operands[0], lookup(op.operands[1]));
+    define(op.result, loadElement(address, op.operands[0], op.result->type.scalar));
+    return Error::success();
+  }
+  case ir::OpKind::Store: {
+    Value *address = elementAddress(op.operands[0], lookup(op.operands[1]));
+    storeElement(address, op.operands[0], op.operands[0]->type.scalar, lookup(op.operands[2]));
+    return Error::success();
+  }
+  case ir::OpKind::PtrOffset:
+    define(op.result, elementAddress(op.operands[0], lookup(op.operands[1])));
+    return Error::success();
+  case ir::OpKind::ViewLoad: {
+    Value *address = viewElementAddress(op);
+    define(op.result, loadElement(address, op.operands[0], op.result->type.scalar));
+    return Error::success();
+  }
+  case ir::OpKind::ViewStore: {
+    Value *address = viewElementAddress(op);
+    const ir::Value *view = op.operands[0];
+    storeElement(address, view, view->type.scalar, lookup(op.operands.back()));
+    return Error::success();
+  }
+  case ir::OpKind::ViewDim:
+    define(op.result, lookupView(op.operands[0]).shape[op.intAttr]);
+    return Error::success();
+  case ir::OpKind::ViewStride:
+    define(op.result, lookupView(op.operands[0]).strides[op.intAttr]);
+    return Error::success();
+  case ir::OpKind::ViewPtr:
+    define(op.result, lookupView(op.operands[0]).viewPtr);
+    return Error::success();
+  case ir::OpKind::ViewElementPtr:
+    define(op.result, viewElementAddress(op));
+    return Error::success();
+
+  case ir::OpKind::AtomicRmw: case ir::OpKind::AtomicLoad: case ir::OpKind::AtomicStore:
+  case ir::OpKind::AtomicCmpXchg:
+    return emitAtomic(op);
+  case ir::OpKind::Fence:
+    if (op.order != ir::MemoryOrder::Relaxed) emitFence(toOrdering(op.order), op.scope);
+    return Error::success();
+  case ir::OpKind::Barrier: return emitBarrier(op);
+
+  case ir::OpKind::GlobalId: case ir::OpKind::LocalId: case ir::OpKind::GroupId:
+  case ir::OpKind::GlobalSize: case ir::OpKind::LocalSize: case ir::OpKind::NumGroups: {
+    Expected<Value *> v = emitWorkItem(op);
+    if (!v) return v.takeError();
+    define(op.result, *v);
+    return Error::success();
+  }
+
+  case ir::OpKind::If: return emitIf(op);
+  case ir::OpKind::For: return emitFor(op);
+  case ir::OpKind::While: return emitWhile(op);
+  case ir::OpKind::Condition: {
+    if (loops_.empty() || !loops_.back().bodyTarget)
+      return unsupported(op, "condition outside a while condition region");
+    const LoopTarget &loop = loops_.back();
+    builder_.CreateCondBr(lookup(op.operands[0]), loop.bodyTarget, loop.breakTarget);
+    return Error::success();
+  }
+  case ir::OpKind::Break: case ir::OpKind::Continue: {
+    size_t floor = frames_.empty() ? 0 : frames_.back().loopDepth;
+    if (loops_.size() <= floor) return unsupported(op, "break or continue outside a loop");
+    return emitLoopExit(op, loops_.size() - 1, op.kind == ir::OpKind::Continue);
+  }
+  case ir::OpKind::Return: {
+    if (frames_.empty()) return emitKernelReturn(op);
+    const CallFrame &frame = frames_.back();
+    if (frame.resultSlot && !op.operands.empty())
+      builder_.CreateStore(lookup(op.operands[0]), frame.resultSlot);
+    builder_.CreateBr(frame.exit);
+    return Error::success();
+  }
+  }
+  return unsupported(op, "unknown op");
+}
+
+// ---- control flow ---------------------------------------------------------------------------
+
+Error FunctionLowering::emitIf(const ir::Op &op) {
+  llvm::LLVMContext &ctx = context();
+  llvm::BasicBlock *thenBB = llvm::BasicBlock::Create(ctx, "if.then", function_);
+  llvm::BasicBlock *mergeBB = llvm::BasicBlock::Create(ctx, "if.end", function_);
+  bool hasElse = op.regions.size() > 1 && !op.regions[1].ops.empty();
+  llvm::BasicBlock *elseBB =
+      hasElse ? llvm::BasicBlock::Create(ctx, "if.else", function_) : mergeBB;
+  builder_.CreateCondBr(lookup(op.operands[0]), thenBB, elseBB);
+
+  builder_.SetInsertPoint(thenBB);
+  if (Error e = emitBlock(op.regions[0])) return e;
+  if (!blockTerminated()) builder_.CreateBr(mergeBB);
+  if (hasElse) {
+    builder_.SetInsertPoint(elseBB);
+    if (Error e = emitBlock(op.regions[1])) return e;
+    if (!blockTerminated()) builder_.CreateBr(mergeBB);
+  }
+  builder_.SetInsertPoint(mergeBB);
+  return Error::success();
+}
+
+Error FunctionLowering::emitFor(const ir::Op &op) {
+  llvm::LLVMContext &ctx = context();
+  const ir::Type &t = op.operands[0]->type;
+  Value *lo = lookup(op.operands[0]);
+  Value *hi = lookup(op.operands[1]);
+  Value *step = lookup(op.operands[2]);
+  llvm::BasicBlock *preBB = builder_.GetInsertBlock();
+  llvm::BasicBlock *headerBB = llvm::BasicBlock::Create(ctx, "for.header", function_);
+  llvm::BasicBlock *bodyBB = llvm::BasicBlock::Create(ctx, "for.body", function_);
+  llvm::BasicBlock *latchBB = llvm::BasicBlock::Create(ctx, "for.latch", function_);
+  llvm::BasicBlock *exitBB = llvm::BasicBlock::Create(ctx, "for.end", function_);
+  builder_.CreateBr(headerBB);
+
+  builder_.SetInsertPoint(headerBB);
+  llvm::PHINode *iv = builder_.CreatePHI(lo->getType(), 2, "iv");
+  iv->addIncoming(lo, preBB);
+  bool isSigned = t.isSigned();
+  Value *up = isSigned ? builder_.CreateICmpSLT(iv, hi) : builder_.CreateICmpULT(iv, hi);
+  Value *cond = up;
+  auto *constStep = llvm::dyn_cast<llvm::ConstantInt>(step);
+  if (isSigned && !(constStep && !constStep->isNegative())) {
+    Value *down = builder_.CreateICmpSGT(iv, hi);
+    if (constStep) {
+      cond = down;
+    } else {
+      Value *positive = builder_.CreateICmpSGT(step, llvm::ConstantInt::get(step->getType(), 0));
+      cond = builder_.CreateSelect(positive, up, down);
+    }
+  }
+  builder_.CreateCondBr(cond, bodyBB, exitBB);
+
+  builder_.SetInsertPoint(bodyBB);
+  define(op.regions[0].args[0], iv);
+  loops_.push_back({exitBB, latchBB, nullptr, groupContext_});
+  Error e = emitBlock(op.regions[0]);
+  loops_.pop_back();
+  if (e) return e;
+  if (!blockTerminated()) builder_.CreateBr(latchBB);
+
+  builder_.SetInsertPoint(latchBB);
+  Value *next = builder_.CreateAdd(iv, step, "iv.next");
+  iv->addIncoming(next, latchBB);
+  builder_.CreateBr(headerBB);
+  builder_.SetInsertPoint(exitBB);
+  return Error::success();
+}
+
+Error FunctionLowering::emitWhile(const ir::Op &op) {
+  llvm::LLVMContext &ctx = context();
+  llvm::BasicBlock *condBB = llvm::BasicBlock::Create(ctx, "while.cond", function_);
+  llvm::BasicBlock *bodyBB = llvm::BasicBlock::Create(ctx, "while.body", function_);
+  llvm::BasicBlock *exitBB = llvm::BasicBlock::Create(ctx, "while.end", function_);
+  builder_.CreateBr(condBB);
+
+  builder_.SetInsertPoint(condBB);
+  loops_.push_back({exitBB, condBB, bodyBB, groupContext_});
+  Error e = emitBlock(op.regions[0]);
+  if (!e && !blockTerminated()) builder_.CreateBr(exitBB); // no condition: run once
+  loops_.back().bodyTarget = nullptr; // `condition` only belongs to the cond region
+  if (!e) {
+    builder_.SetInsertPoint(bodyBB);
+    e = emitBlock(op.regions[1]);
+    if (!e && !blockTerminated()) builder_.CreateBr(condBB);
+  }
+  loops_.pop_back();
+  if (e) return e;
+  builder_.SetInsertPoint(exitBB);
+  return Error::success();
+}
+
+Error FunctionLowering::emitCall(const ir::Op &op) {
+  const ir::Function *callee = module_.lookup(op.callee);
+  if (!callee) return unsupported(op, "unknown function '" + op.callee + "'");
+  if (frames_.size() > 64) return unsupported(op, "calls nest too deeply (recursion?)");
+  for (size_t i = 0; i < callee->params.size() && i < op.operands.size(); ++i)
+    alias(callee->params[i], record(op.operands[i]));
+
+  llvm::BasicBlock *exitBB = llvm::BasicBlock::Create(context(), "call.exit", function_);
+  llvm::AllocaInst *slot = nullptr;
+  if (op.result && !callee->returnType.isVoid())
+    slot = entryAlloca(valueType(callee->returnType), nullptr, "call.result");
+  frames_.push_back({exitBB, slot, loops_.size(), callee, groupContext_});
+  const ir::Function *caller = current_;
+  current_ = callee;
+  Error e = emitBlock(callee->body);
+  current_ = caller;
+  frames_.pop_back();
+  if (e) return e;
+  if (!blockTerminated()) builder_.CreateBr(exitBB);
+  builder_.SetInsertPoint(exitBB);
+  if (slot) define(op.result, builder_.CreateLoad(slot->getAllocatedType(), slot));
+  return Error::success();
+}
+
+// ---- math ---------------------------------------------------------------------------------
+
+Error FunctionLowering::emitMath(const ir::Op &op) {
+  std::vector<Value *> args;
+  bool half = false;
+  for (const ir::Value *operand : op.operands) {
+    Value *v = lookup(operand);
+    if (operand->type.scalar == ir::ScalarKind::F16 && operand->type.isScalar()) {
+      v = builder_.CreateFPExt(v, builder_.getFloatTy());
+      half = true;
+    }
+    args.push_back(v);
+  }
+  Expected<Value *> r = nullptr;
+  switch (target_.math) {
+  case MathStyle::Host: r = emitMathHost(op, args); break;
+  case MathStyle::OpenCL: r = emitMathOpenCL(op, args); break;
+  case MathStyle::Libdevice: r = emitMathLibdevice(op, args); break;
+  }
+  if (!r) return r.takeError();
+  Value *v = *r;
+  if (half && v->getType()->isFloatTy()) v = builder_.CreateFPTrunc(v, builder_.getHalfTy());
+  define(op.result, v);
+  return Error::success();
+}
+
+// ---- atomics ------------------------------------------------------------------------------
+
+Error FunctionLowering::emitAtomic(const ir::Op &op) {
+  const ir::Value *pointer = op.operands[0];
+  ir::ScalarKind kind = pointer->type.scalar;
+  llvm::Type *mem = memoryType(kind);
+  llvm::Align align(ir::scalarSize(kind));
+  Value *address = elementAddress(pointer, lookup(op.operands[1]));
+  bool isFloat = pointer->type.elementType().isFloat();
+  if (kind == ir::ScalarKind::Bool || kind == ir::ScalarKind::F16)
+    return unsupported(op, "atomics on " + std::string(ir::scalarName(kind)));
+  llvm::IntegerType *intTy = builder_.getIntNTy(ir::scalarSize(kind) * 8);
+  auto asInt = [&](Value *v) { return isFloat ? builder_.CreateBitCast(v, intTy) : v; };
+  auto intAddress = [&]() {
+    return builder_.CreatePointerCast(
+        address, llvm::PointerType::get(intTy, address->getType()->getPointerAddressSpace()));
+  };
+
+  if (op.kind == ir::OpKind::AtomicLoad) {
+    llvm::AtomicOrdering order = loadOrdering(op.order);
+    bool fenced = target_.fencedAtomicLoadStore && order != llvm::AtomicOrdering::Monotonic;
+    bool viaInt = isFloat && target_.floatAtomicLoadStoreAsInteger;
+    llvm::LoadInst *load = viaInt ? builder_.CreateAlignedLoad(intTy, intAddress(), align)
+                                  : builder_.CreateAlignedLoad(mem, address, align);
+    load->setAtomic(fenced ? llvm::AtomicOrdering::Monotonic : order);
+    noteMemoryAccess(load, pointer, true);
+    if (fenced) emitFence(order, op.scope);
+    define(op.result, viaInt ? builder_.CreateBitCast(load, mem) : static_cast<Value *>(load));
+    return Error::success();
+  }
+  if (op.kind == ir::OpKind::AtomicStore) {
+    llvm::AtomicOrdering order = storeOrdering(op.order);
+    bool fenced = target_.fencedAtomicLoadStore && order != llvm::AtomicOrdering::Monotonic;
+    if (fenced) emitFence(order, op.scope);
+    bool viaInt = isFloat && target_.floatAtomicLoadStoreAsInteger;
+    llvm::StoreInst *store =
+        viaInt ? builder_.CreateAlignedStore(asInt(lookup(op.operands[2])), intAddress(), align)
+               : builder_.CreateAlignedStore(lookup(op.operands[2]), address, align);
+    store->setAtomic(fenced ? llvm::AtomicOrdering::Monotonic : order);
+    noteMemoryAccess(store, pointer, true);
+    return Error::success();
+  }
+  if (op.kind == ir::OpKind::AtomicCmpXchg) {
+    llvm::AtomicOrdering success = toOrdering(op.order);
+    llvm::AtomicOrdering failure = loadOrdering(op.order);
+    llvm::AtomicCmpXchgInst *cx = builder_.CreateAtomicCmpXchg(
+        intAddress(), asInt(lookup(op.operands[2])), asInt(lookup(op.operands[3])), align,
+        success, failure);
+    noteMemoryAccess(cx, pointer, true);
+    Value *old = builder_.CreateExtractValue(cx, 0);
+    define(op.result, isFloat ? builder_.CreateBitCast(old, mem) : old);
+    return Error::success();
+  }
+
+  // atomic_rmw
+  using B = llvm::AtomicRMWInst::BinOp;
+  Value *operand = lookup(op.operands[2]);
+  llvm::AtomicOrdering order = toOrdering(op.order);
+  B binop = B::Add;
+  bool native = true;
+  bool isSigned = pointer->type.elementType().isSigned();
+  switch (op.rmwKind) {
+  case ir::AtomicRmwKind::Add:
+    binop = isFloat ? B::FAdd : B::Add;
+    native = !isFloat || target_.nativeFloatAtomicAdd;
+    break;
+  case ir::AtomicRmwKind::Sub:
+    binop = isFloat ? B::FSub : B::Sub;
+    native = !isFloat || target_.nativeFloatAtomicOther;
+    break;
+  case ir::AtomicRmwKind::Min:
+    binop = isFloat ? B::FMin : (isSigned ? B::Min : B::UMin);
+    native = !isFloat || target_.nativeFloatAtomicOther;
+    break;
+  case ir::AtomicRmwKind::Max:
+    binop = isFloat ? B::FMax : (isSigned ? B::Max : B::UMax);
+    native = !isFloat || target_.nativeFloatAtomicOther;
+    break;
+  case ir::AtomicRmwKind::And: binop = B::And; break;
+  case ir::AtomicRmwKind::Or: binop = B::Or; break;
+  case ir::AtomicRmwKind::Xor: binop = B::Xor; break;
+  case ir::AtomicRmwKind::Exchange:
+    binop = B::Xchg;
+    native = !isFloat;
+    break;
+  }
+  if (isFloat && (binop == B::And || binop == B::Or || binop == B::Xor))
+    return unsupported(op, "bitwise atomics on floats");
+  if (native) {
+    llvm::AtomicRMWInst *rmw = builder_.CreateAtomicRMW(binop, address, operand, align, order);
+    noteMemoryAccess(rmw, pointer, true);
+    define(op.result, rmw);
+    return Error::success();
+  }
+
+  // Compare-exchange loop on the integer bits of a float.
+  llvm::BasicBlock *preBB = builder_.GetInsertBlock();
+  llvm::BasicBlock *loopBB = llvm::BasicBlock::Create(context(), "atomic.loop", function_);
+  llvm::BasicBlock *exitBB = llvm::BasicBlock::Create(context(), "atomic.end", function_);
+  Value *iaddr = intAddress();
+  llvm::LoadInst *initial = builder_.CreateAlignedLoad(intTy, iaddr, align);
+  initial->setAtomic(llvm::AtomicOrdering::Monotonic);
+  noteMemoryAccess(initial, pointer, true);
+  builder_.CreateBr(loopBB);
+  builder_.SetInsertPoint(loopBB);
+  llvm::PHINode *oldBits = builder_.CreatePHI(intTy, 2);
+  oldBits->addIncoming(initial, preBB);
+  Value *oldValue = builder_.CreateBitCast(oldBits, mem);
+  Value *newValue = nullptr;
+  switch (binop) {
+  case B::FAdd: newValue = builder_.CreateFAdd(oldValue, operand); break;
+  case B::FSub: newValue = builder_.CreateFSub(oldValue, operand); break;
+  case B::FMin: newValue = builder_.CreateMinNum(oldValue, operand); break;
+  case B::FMax: newValue = builder_.CreateMaxNum(oldValue, operand); break;
+  default: newValue = operand; break; // exchange
+  }
+  llvm::AtomicCmpXchgInst *cx =
+      builder_.CreateAtomicCmpXchg(iaddr, oldBits, builder_.CreateBitCast(newValue, intTy), align,
+                                   order, loadOrdering(op.order));
+  noteMemoryAccess(cx, pointer, true);
+  Value *seen = builder_.CreateExtractValue(cx, 0);
+  oldBits->addIncoming(seen, builder_.GetInsertBlock());
+  builder_.CreateCondBr(builder_.CreateExtractValue(cx, 1), exitBB, loopBB);
+  builder_.SetInsertPoint(exitBB);
+  define(op.result, oldValue);
+  return Error::success();
+}
+
+} // namespace dpk::compiler

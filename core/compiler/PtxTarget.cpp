@@ -1,0 +1,293 @@
+// PtxTarget.cpp - kernels as PTX through LLVM's NVPTX target.
+//
+// nvptx64-nvidia-cuda; kernels are marked in nvvm.annotations. dpk dimension d reads CUDA
+// dimension dims-1-d (dpk's last dimension is x); global id = ctaid * ntid + tid in 64 bits.
+// Address spaces: global 1 (constant pointers too: they point at ordinary device memory),
+// local (shared) 3, private and generic 0. local_alloc is an addrspace(3) global per op.
+// ptr<local> kernel parameters (DPK_ARG_LOCAL) cannot be passed in CUDA: the kernel takes an
+// i64 byte offset into the dynamic shared memory `dpk_dynamic_local` instead, and the CUDA
+// backend passes the offsets and the total as the launch's dynamic shared memory size.
+// Math: libdevice (__nv_*) when found, linked with only what is used and internalized;
+// NVVMReflect runs in the pipeline NVPTX registers. LLVM 15's newest PTX target is sm_86 with
+// PTX 7.5; newer architectures (sm_90) get sm_86 PTX, which the driver compiles for them.
+#include "compiler/Lowering.h"
+#include "compiler/Targets.h"
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+
+namespace dpk::compiler {
+
+using llvm::Value;
+
+namespace {
+
+constexpr const char *kTriple = "nvptx64-nvidia-cuda";
+
+std::string findLibdevice() {
+  std::vector<std::string> candidates;
+  if (const char *path = std::getenv("DPK_LIBDEVICE")) candidates.push_back(path);
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *root = std::getenv(var))
+      candidates.push_back(std::string(root) + "/nvvm/libdevice/libdevice.10.bc");
+  candidates.push_back("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc");
+  candidates.push_back("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc");
+  for (const std::string &path : candidates)
+    if (std::ifstream(path).good()) return path;
+  return {};
+}
+
+/// sm_XX as a number (90 for "sm_90"); 0 when malformed.
+unsigned smNumber(const std::string &arch) {
+  if (arch.rfind("sm_", 0) != 0) return 0;
+  return static_cast<unsigned>(std::atoi(arch.c_str() + 3));
+}
+
+class PtxKernelLowering : public FunctionLowering {
+public:
+  PtxKernelLowering(const ir::Module &module, const TargetInfo &target, llvm::Function *function,
+                    unsigned dims)
+      : FunctionLowering(module, target, function), dims_(dims) {}
+
+  Error build(const ir::Function &kernel) {
+    entry_ = llvm::BasicBlock::Create(context(), "entry", function_);
+    llvm::BasicBlock *start = llvm::BasicBlock::Create(context(), "start", function_);
+    builder_.SetInsertPoint(entry_);
+    std::vector<Value *> args;
+    unsigned next = 0;
+    for (const ir::Value *param : kernel.params) {
+      const ir::Type &t = param->type;
+      unsigned count = t.isView() ? 1 + 2 * t.rank : 1;
+      for (unsigned i = 0; i < count; ++i) {
+        llvm::Argument *arg = function_->getArg(next++);
+        bool localPointer = i == 0 && (t.isPointer() || t.isView()) &&
+                            t.space == ir::AddressSpace::Local;
+        args.push_back(localPointer ? dynamicLocal(arg, t) : arg);
+      }
+    }
+    builder_.CreateBr(start);
+    builder_.SetInsertPoint(start);
+    return lowerKernel(kernel, args);
+  }
+
+  /// The LLVM type of each ABI parameter: ptr<local> ones are i64 offsets.
+  static void abiTypes(FunctionLowering &typer, const ir::Function &kernel,
+                       std::vector<llvm::Type *> &out) {
+    for (const ir::Value *param : kernel.params) {
+      size_t first = out.size();
+      typer.appendAbiTypes(param->type, out);
+      const ir::Type &t = param->type;
+      if ((t.isPointer() || t.isView()) && t.space == ir::AddressSpace::Local)
+        out[first] = llvm::Type::getInt64Ty(typer.context());
+    }
+  }
+
+protected:
+  Value *sreg(llvm::Intrinsic::ID x, llvm::Intrinsic::ID y, llvm::Intrinsic::ID z, unsigned dim) {
+    llvm::Intrinsic::ID id = dim == 0 ? x : dim == 1 ? y : z;
+    return builder_.CreateZExt(builder_.CreateIntrinsic(id, {}, {}), builder_.getInt64Ty());
+  }
+
+  Expected<Value *> emitWorkItem(const ir::Op &op) override {
+    auto d = static_cast<unsigned>(op.intAttr);
+    if (d >= dims_)
+      return unsupported(op, "dimension " + std::to_string(d) + " but the launch has " +
+                                 std::to_string(dims_));
+    unsigned api = dims_ - 1 - d;
+    namespace I = llvm::Intrinsic;
+    auto tid = [&] {
+      return sreg(I::nvvm_read_ptx_sreg_tid_x, I::nvvm_read_ptx_sreg_tid_y,
+                  I::nvvm_read_ptx_sreg_tid_z, api);
+    };
+    auto ntid = [&] {
+      return sreg(I::nvvm_read_ptx_sreg_ntid_x, I::nvvm_read_ptx_sreg_ntid_y,
+                  I::nvvm_read_ptx_sreg_ntid_z, api);
+    };
+    auto ctaid = [&] {
+      return sreg(I::nvvm_read_ptx_sreg_ctaid_x, I::nvvm_read_ptx_sreg_ctaid_y,
+                  I::nvvm_read_ptx_sreg_ctaid_z, api);
+    };
+    auto nctaid = [&] {
+      return sreg(I::nvvm_read_ptx_sreg_nctaid_x, I::nvvm_read_ptx_sreg_nctaid_y,
+                  I::nvvm_read_ptx_sreg_nctaid_z, api);
+    };
+    using K = ir::OpKind;
+    if (op.kind == K::LocalId) return tid();
+    if (op.kind == K::GroupId) return ctaid();
+    if (op.kind == K::LocalSize) return ntid();
+    if (op.kind == K::NumGroups) return nctaid();
+    if (op.kind == K::GlobalId) return builder_.CreateAdd(builder_.CreateMul(ctaid(), ntid()), tid());
+    if (op.kind == K::GlobalSize) return builder_.CreateMul(nctaid(), ntid());
+    return unsupported(op, "not a work-item builtin");
+  }
+
+  void emitFence(llvm::AtomicOrdering, ir::MemoryScope scope) override {
+    llvm::Intrinsic::ID id = llvm::Intrinsic::nvvm_membar_gl;
+    switch (scope) {
+    case ir::MemoryScope::WorkItem: case ir::MemoryScope::SubGroup:
+    case ir::MemoryScope::WorkGroup:
+      id = llvm::Intrinsic::nvvm_membar_cta;
+      break;
+    case ir::MemoryScope::Device: id = llvm::Intrinsic::nvvm_membar_gl; break;
+    case ir::MemoryScope::System: id = llvm::Intrinsic::nvvm_membar_sys; break;
+    }
+    builder_.CreateIntrinsic(id, {}, {});
+  }
+
+  Error emitBarrier(const ir::Op &) override {
+    builder_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+    return Error::success();
+  }
+
+  Expected<Value *> emitLocalAlloc(const ir::Op &op) override {
+    llvm::Type *elem = memoryType(op.result->type.scalar);
+    auto count = static_cast<uint64_t>(std::max<int64_t>(op.intAttr, 1));
+    auto *arrayTy = llvm::ArrayType::get(elem, count);
+    auto *global = new llvm::GlobalVariable(
+        llvmModule(), arrayTy, false, llvm::GlobalValue::InternalLinkage,
+        llvm::UndefValue::get(arrayTy), function_->getName() + ".local", nullptr,
+        llvm::GlobalValue::NotThreadLocal, 3);
+    global->setAlignment(llvm::Align(16));
+    return builder_.CreateConstInBoundsGEP2_64(arrayTy, global, 0, 0);
+  }
+
+private:
+  Value *dynamicLocal(Value *offset, const ir::Type &t) {
+    llvm::Module &m = llvmModule();
+    llvm::GlobalVariable *base = m.getGlobalVariable("dpk_dynamic_local");
+    if (!base) {
+      auto *arrayTy = llvm::ArrayType::get(builder_.getInt8Ty(), 0);
+      base = new llvm::GlobalVariable(m, arrayTy, false, llvm::GlobalValue::ExternalLinkage,
+                                      nullptr, "dpk_dynamic_local", nullptr,
+                                      llvm::GlobalValue::NotThreadLocal, 3);
+      base->setAlignment(llvm::Align(16));
+    }
+    Value *bytes = builder_.CreateInBoundsGEP(base->getValueType(), base,
+                                              {builder_.getInt64(0), offset});
+    return builder_.CreatePointerCast(bytes, pointerType(t));
+  }
+
+  unsigned dims_;
+};
+
+void annotateKernel(llvm::Module &module, llvm::Function *fn) {
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::Metadata *ops[] = {
+      llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx, "kernel"),
+      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))};
+  module.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, ops));
+}
+
+Error linkLibdevice(llvm::Module &module, const std::string &path) {
+  bool needed = false;
+  for (const llvm::Function &fn : module)
+    needed = needed || (fn.isDeclaration() && fn.getName().startswith("__nv_"));
+  if (!needed) return Error::success();
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) return Error(DPK_ERROR_COMPILE, "cannot read libdevice at " + path);
+  auto library = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), module.getContext());
+  if (!library)
+    return Error(DPK_ERROR_COMPILE,
+                 "cannot parse libdevice: " + llvm::toString(library.takeError()));
+  (*library)->setTargetTriple(module.getTargetTriple());
+  (*library)->setDataLayout(module.getDataLayout());
+  if (llvm::Linker::linkModules(module, std::move(*library), llvm::Linker::LinkOnlyNeeded))
+    return Error(DPK_ERROR_COMPILE, "cannot link libdevice");
+  return Error::success();
+}
+
+} // namespace
+
+Expected<std::vector<uint8_t>> compilePtx(const ir::Module &module, const CompileOptions &options,
+                                          Output output) {
+  initializeLlvmTargets();
+  std::string arch = options.targetId.empty() ? "sm_70" : options.targetId;
+  unsigned sm = smNumber(arch);
+  if (sm == 0) return Error(DPK_ERROR_INVALID_ARGUMENT, "bad CUDA architecture '" + arch + "'");
+  if (sm > 86) arch = "sm_86";
+  std::string message;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(kTriple, message);
+  if (!target) return Error(DPK_ERROR_COMPILE, "LLVM has no NVPTX target: " + message);
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      kTriple, arch, "+ptx75", llvm::TargetOptions(), llvm::None, llvm::None,
+      llvm::CodeGenOpt::Aggressive));
+  if (!machine) return Error(DPK_ERROR_COMPILE, "cannot create an NVPTX target for " + arch);
+
+  llvm::LLVMContext context;
+  auto llvmModule = std::make_unique<llvm::Module>(dumpName(module), context);
+  llvmModule->setTargetTriple(kTriple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t(0));
+
+  std::string libdevice = findLibdevice();
+  TargetInfo info;
+  info.addressSpaces = {1, 3, 0, 1, 0}; // Global, Local, Private, Constant, Generic
+  info.math = MathStyle::Libdevice;
+  info.libdeviceAvailable = !libdevice.empty();
+  info.nativeFloatAtomicAdd = true;
+  info.nativeFloatAtomicOther = false;
+  info.fencedAtomicLoadStore = true;
+  unsigned dims = kernelDims(module, options);
+
+  for (const auto &kernel : module.functions) {
+    if (!kernel->isKernel) continue;
+    auto *placeholderType = llvm::FunctionType::get(llvm::Type::getVoidTy(context), false);
+    auto *placeholder = llvm::Function::Create(placeholderType, llvm::Function::ExternalLinkage,
+                                               "", *llvmModule);
+    std::vector<llvm::Type *> params;
+    {
+      PtxKernelLowering typer(module, info, placeholder, dims);
+      PtxKernelLowering::abiTypes(typer, *kernel, params);
+    }
+    placeholder->eraseFromParent();
+    auto *fnType = llvm::FunctionType::get(llvm::Type::getVoidTy(context), params, false);
+    auto *fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage, kernel->name,
+                                      *llvmModule);
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    annotateKernel(*llvmModule, fn);
+    PtxKernelLowering lowering(module, info, fn, dims);
+    if (Error e = lowering.build(*kernel)) return e;
+  }
+  if (Error e = verifyLlvmModule(*llvmModule, "PTX lowering")) return e;
+  std::string name = dumpName(module);
+  if (!options.dumpDirectory.empty()) dumpStage(options, name, "ptx.ll", printLlvmModule(*llvmModule));
+
+  if (info.libdeviceAvailable) {
+    if (Error e = linkLibdevice(*llvmModule, libdevice)) return e;
+    // Only the kernels stay visible; everything linked from libdevice becomes internal.
+    std::vector<std::string> kernels;
+    for (const auto &kernel : module.functions)
+      if (kernel->isKernel) kernels.push_back(kernel->name);
+    for (llvm::Function &fn : *llvmModule) {
+      if (fn.isDeclaration()) continue;
+      if (std::find(kernels.begin(), kernels.end(), fn.getName().str()) != kernels.end()) continue;
+      fn.setLinkage(llvm::GlobalValue::InternalLinkage);
+    }
+  }
+  optimizeModule(*llvmModule, machine.get(), options.optLevel, false, true);
+  if (Error e = verifyLlvmModule(*llvmModule, "optimization")) return e;
+  if (!options.dumpDirectory.empty())
+    dumpStage(options, name, "ptx.opt.ll", printLlvmModule(*llvmModule));
+  if (output == Output::LlvmIR) {
+    std::string text = printLlvmModule(*llvmModule);
+    return std::vector<uint8_t>(text.begin(), text.end());
+  }
+  Expected<std::vector<uint8_t>> ptx = emitMachineCode(*llvmModule, *machine, true, false);
+  if (!ptx) return ptx.takeError();
+  dumpStage(options, name, "ptx", std::string(ptx->begin(), ptx->end()));
+  ptx->push_back(0); // DPK_FORMAT_PTX is NUL-terminated text
+  return ptx;
+}
+
+} // namespace dpk::compiler

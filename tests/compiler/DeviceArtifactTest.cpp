@@ -1,0 +1,146 @@
+// DeviceArtifactTest.cpp - SPIR-V of every kernel passes spirv-val; PTX passes ptxas.
+#include "HostHarness.h"
+
+#include "compiler/Compiler.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace dpk::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> kernelFiles() {
+  std::vector<std::string> files;
+  for (const char *dir : {DPK_CORPUS_DIR, DPK_COMPILER_KERNELS_DIR, DPK_ROUNDTRIP_DIR}) {
+    if (!fs::exists(dir)) continue;
+    for (const auto &entry : fs::directory_iterator(dir))
+      if (entry.path().extension() == ".dpkir") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string readPath(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+/// Runs `tool args file` on `bytes` written to a temporary file; returns its exit status and
+/// output.
+int runTool(const std::string &tool, const std::string &args, const std::vector<uint8_t> &bytes,
+            const std::string &suffix, std::string &output) {
+  fs::path file = fs::temp_directory_path() /
+                  ("dpk_compiler_test_" + std::to_string(::getpid()) + suffix);
+  {
+    std::ofstream out(file, std::ios::binary);
+    out.write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
+  }
+  std::string command = tool + " " + args + " " + file.string() + " 2>&1";
+  FILE *pipe = ::popen(command.c_str(), "r");
+  char buffer[4096];
+  while (pipe && std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  int status = pipe ? ::pclose(pipe) : -1;
+  fs::remove(file);
+  return status;
+}
+
+class DeviceArtifacts : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DeviceArtifacts, SpirvValidates) {
+  if (std::string(DPK_SPIRV_VAL).empty()) GTEST_SKIP() << "spirv-val not found at configure time";
+  auto module = parse(readPath(GetParam()));
+  ASSERT_TRUE(module);
+  compiler::CompileOptions options;
+  options.target = compiler::TargetKind::SpirV;
+  auto artifact = compiler::compileModule(*module, options);
+  ASSERT_TRUE(artifact) << artifact.error().message();
+  EXPECT_EQ(artifact->format, DPK_FORMAT_SPIRV);
+  std::string output;
+  EXPECT_EQ(runTool(DPK_SPIRV_VAL, "", artifact->bytes, ".spv", output), 0) << output;
+}
+
+TEST_P(DeviceArtifacts, HostCompilesAndLoads) {
+  auto module = parse(readPath(GetParam()));
+  ASSERT_TRUE(module);
+  HostKernels kernels = compileForHost(*module);
+  ASSERT_TRUE(kernels.code);
+  for (const auto &f : module->functions) {
+    if (f->isKernel) {
+      EXPECT_NE(kernels.lookup(f->name), nullptr) << f->name;
+    }
+  }
+}
+
+TEST(Dumps, EveryStageIsWritten) {
+  auto module = parse(readPath(std::string(DPK_CORPUS_DIR) + "/tiled_matmul.dpkir"));
+  ASSERT_TRUE(module);
+  fs::path dir = fs::temp_directory_path() / ("dpk_dumps_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  compiler::CompileOptions options;
+  options.dumpDirectory = dir.string();
+  for (auto target : {compiler::TargetKind::Host, compiler::TargetKind::SpirV,
+                      compiler::TargetKind::Ptx}) {
+    options.target = target;
+    auto artifact = compiler::compileModule(*module, options);
+    ASSERT_TRUE(artifact) << artifact.error().message();
+  }
+  for (const char *file : {"tiled_matmul.dpkir", "tiled_matmul.host.ll", "tiled_matmul.host.opt.ll",
+                           "tiled_matmul.s", "tiled_matmul.spirv.ll", "tiled_matmul.spv",
+                           "tiled_matmul.ptx.ll", "tiled_matmul.ptx.opt.ll", "tiled_matmul.ptx"})
+    EXPECT_TRUE(fs::exists(dir / file)) << file;
+  fs::remove_all(dir);
+}
+
+TEST_P(DeviceArtifacts, PtxAssembles) {
+  auto module = parse(readPath(GetParam()));
+  ASSERT_TRUE(module);
+  compiler::CompileOptions options;
+  options.target = compiler::TargetKind::Ptx;
+  options.targetId = "sm_90";
+  auto artifact = compiler::compileModule(*module, options);
+  ASSERT_TRUE(artifact) << artifact.error().message();
+  ASSERT_FALSE(artifact->bytes.empty());
+  EXPECT_EQ(artifact->bytes.back(), 0) << "PTX must be NUL-terminated";
+  if (std::string(DPK_PTXAS).empty()) GTEST_SKIP() << "ptxas not found at configure time";
+  std::vector<uint8_t> text(artifact->bytes.begin(), artifact->bytes.end() - 1);
+  std::string output;
+  EXPECT_EQ(runTool(DPK_PTXAS, "-arch=sm_90 -o /dev/null", text, ".ptx", output), 0) << output;
+}
+
+std::string testName(const ::testing::TestParamInfo<std::string> &info) {
+  std::string name = fs::path(info.param).stem().string();
+  for (char &c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, DeviceArtifacts, ::testing::ValuesIn(kernelFiles()), testName);
+
+TEST(KernelAbi, ViewsExpand) {
+  auto module = parse("kernel @k(%v: view<global, f32, 2>, %s: f64, %l: ptr<local, i32>) {\n"
+                      "  return\n}\n");
+  ASSERT_TRUE(module);
+  auto abi = compiler::kernelAbi(*module->functions[0]);
+  ASSERT_EQ(abi.size(), 7u);
+  EXPECT_EQ(abi[0].kind, DPK_ARG_POINTER);
+  for (int i = 1; i <= 4; ++i) EXPECT_EQ(abi[i].kind, DPK_ARG_SCALAR);
+  EXPECT_EQ(abi[5].kind, DPK_ARG_SCALAR);
+  EXPECT_EQ(abi[5].size, 8u);
+  EXPECT_EQ(abi[5].paramIndex, 1u);
+  EXPECT_EQ(abi[6].kind, DPK_ARG_LOCAL);
+}
+
+} // namespace
+} // namespace dpk::test
