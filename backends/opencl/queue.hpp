@@ -1,0 +1,24 @@
+// queue.hpp - a cl_command_queue of one context.
+#ifndef DPK_BACKENDS_OPENCL_QUEUE_HPP
+#define DPK_BACKENDS_OPENCL_QUEUE_HPP
+
+#include "context.hpp"
+
+struct dpk_pl_queue_s {
+  dpk_pl_context_t context = nullptr;
+  cl_command_queue native = nullptr;
+  ~dpk_pl_queue_s() {
+    if (native)
+      clReleaseCommandQueue(native);
+  }
+};
+
+namespace dpk::opencl {
+
+dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out);
+dpk_status_t queueRelease(dpk_pl_queue_t queue);
+dpk_status_t queueFinish(dpk_pl_queue_t queue);
+
+} // namespace dpk::opencl
+
+#endif // DPK_BACKENDS_OPENCL_QUEUE_HPP
