@@ -10,9 +10,11 @@ python=${PYTHON:-python3}
 "$root/scripts/setup.sh"
 
 # OpenCL platforms for the tests: PoCL (Debian) and Intel's CPU runtime (PyPI, takes SPIR-V).
-if [ -x "$root/scripts/setup-intel-opencl.sh" ]; then
-  eval "$("$root/scripts/setup-intel-opencl.sh" "$build")"
-fi
+opencl_env=$("$root/scripts/setup-intel-opencl.sh") # fails the run if Intel's platform is missing
+eval "$opencl_env"
+# The conformance suite must see both CPU OpenCL platforms: an ICD loader that silently drops
+# one (a missing library, a too-old oneTBB) fails the run instead of shrinking it.
+export DPK_CONFORMANCE_REQUIRE="Intel,pthread"
 
 # Tests get a private kernel cache so that they neither read nor pollute the user's.
 export DPK_CACHE_DIR="$build/test-cache"

@@ -56,7 +56,10 @@ typedef struct dpk_device_props {
   uint64_t local_mem_size;
   uint64_t max_alloc_size;
   uint64_t max_work_group_size;
-  uint64_t max_work_item_sizes[3]; /* in dpk's dimension order */
+  /* Per-dimension work-group limits of a 3-D launch, in dpk's order: entry i is the API's
+   * dimension 2-i (for CUDA: z, y, x). A launch of n dimensions uses the last n entries, since
+   * dpk's last dimension is always the API's dimension 0. */
+  uint64_t max_work_item_sizes[3];
   uint32_t formats;                /* dpk_artifact_format_t bits the device accepts */
   uint32_t aspects;                /* DPK_ASPECT_* bits */
   uint32_t numa_nodes;             /* 0 when unknown */

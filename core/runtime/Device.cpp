@@ -1,0 +1,85 @@
+// Device.cpp - device descriptions and lazily created per-device plugin objects.
+#include "runtime/Device.h"
+
+#include <cstring>
+
+namespace dpk::runtime {
+namespace {
+
+template <size_t N> void copyText(char (&to)[N], const std::string &from) {
+  std::strncpy(to, from.c_str(), N - 1);
+  to[N - 1] = '\0';
+}
+
+} // namespace
+
+const char *deviceTypeText(dpk_device_type_t type) {
+  switch (type) {
+  case DPK_DEVICE_TYPE_CPU: return "cpu";
+  case DPK_DEVICE_TYPE_GPU: return "gpu";
+  case DPK_DEVICE_TYPE_ACCELERATOR: return "accelerator";
+  }
+  return "unknown";
+}
+
+Device::Device(std::shared_ptr<Plugin> plugin, dpk_pl_device_t native,
+               const dpk_device_props_t &props, uint32_t indexInGroup)
+    : plugin_(std::move(plugin)), native_(native), props_(props), info_{},
+      indexInGroup_(indexInGroup) {
+  filterString_ = plugin_->backend + ":" + deviceTypeText(props_.type) + ":" +
+                  std::to_string(indexInGroup_);
+  info_.struct_size = sizeof(info_);
+  copyText(info_.backend, plugin_->backend);
+  copyText(info_.name, props_.name);
+  copyText(info_.vendor, props_.vendor);
+  copyText(info_.driver_version, props_.driver_version);
+  copyText(info_.filter_string, filterString_);
+  info_.type = props_.type;
+  info_.compute_units = props_.compute_units;
+  info_.global_mem_size = props_.global_mem_size;
+  info_.local_mem_size = props_.local_mem_size;
+  info_.max_work_group_size = props_.max_work_group_size;
+  for (int i = 0; i < 3; ++i)
+    info_.max_work_item_sizes[i] = props_.max_work_item_sizes[i];
+  info_.formats = props_.formats;
+  info_.aspects = props_.aspects;
+}
+
+Device::~Device() {
+  if (utilityQueue_)
+    (void)plugin_->table.queue_release(utilityQueue_);
+  context_.reset();
+}
+
+std::string Device::describe() const {
+  return "'" + std::string(props_.name) + "' (" + filterString_ + ")";
+}
+
+Expected<dpk_pl_context_t> Device::context() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (context_)
+    return context_->native();
+  dpk_pl_context_t native = nullptr;
+  if (Error error = plugin_->check(plugin_->table.context_create(native_, &native),
+                                   "creating a context on " + describe()))
+    return error;
+  context_ = std::make_unique<Context>(*plugin_, native);
+  return native;
+}
+
+Expected<dpk_pl_queue_t> Device::utilityQueue() {
+  Expected<dpk_pl_context_t> ctx = context();
+  if (!ctx)
+    return ctx.takeError();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (utilityQueue_)
+    return utilityQueue_;
+  dpk_pl_queue_t queue = nullptr;
+  if (Error error = plugin_->check(plugin_->table.queue_create(*ctx, DPK_PL_QUEUE_IN_ORDER, &queue),
+                                   "creating a queue on " + describe()))
+    return error;
+  utilityQueue_ = queue;
+  return queue;
+}
+
+} // namespace dpk::runtime

@@ -1,0 +1,80 @@
+// Kernel.cpp - kernel lookup by name.
+#include "runtime/Kernel.h"
+
+#include "runtime/Device.h"
+
+namespace dpk::runtime {
+
+std::vector<compiler::AbiArg> abiOf(const ir::Function &kernel) {
+#if DPK_RUNTIME_HAS_COMPILER
+  return compiler::kernelAbi(kernel);
+#else
+  // The rule of Compiler.h's file comment, for builds without the compiler.
+  std::vector<compiler::AbiArg> abi;
+  for (unsigned i = 0; i < kernel.params.size(); ++i) {
+    const ir::Type &type = kernel.params[i]->type;
+    switch (type.kind) {
+    case ir::TypeKind::Void:
+      break;
+    case ir::TypeKind::Scalar:
+      abi.push_back({DPK_ARG_SCALAR, ir::scalarSize(type.scalar), i});
+      break;
+    case ir::TypeKind::Pointer:
+      abi.push_back({type.space == ir::AddressSpace::Local ? DPK_ARG_LOCAL : DPK_ARG_POINTER,
+                     type.space == ir::AddressSpace::Local ? size_t(0) : size_t(8), i});
+      break;
+    case ir::TypeKind::View:
+      abi.push_back({DPK_ARG_POINTER, 8, i});
+      for (unsigned d = 0; d < 2u * type.rank; ++d)
+        abi.push_back({DPK_ARG_SCALAR, 8, i});
+      break;
+    }
+  }
+  return abi;
+#endif
+}
+
+Kernel::Kernel(Ref<Program> program, std::string name)
+    : RefCounted(HandleKind::Kernel), program_(std::move(program)), name_(std::move(name)) {}
+
+Expected<Ref<Kernel>> Kernel::create(Program &program, const std::string &name) {
+  Ref<Kernel> kernel = Ref<Kernel>::adopt(new Kernel(Ref<Program>::share(&program), name));
+  switch (program.kind()) {
+  case ProgramKind::Ir: {
+    const ir::Function *function = program.module()->lookup(name);
+    if (function && function->isKernel) {
+      kernel->function_ = function;
+      kernel->abi_ = abiOf(*function);
+      return kernel;
+    }
+    std::string known;
+    for (const auto &candidate : program.module()->functions) {
+      if (candidate->isKernel)
+        known += (known.empty() ? "'" : ", '") + candidate->name + "'";
+    }
+    std::string what = function ? "is a device function, not a kernel" : "does not exist";
+    return Error(DPK_ERROR_NOT_FOUND, "kernel '" + name + "' " + what + " in program '" +
+                                          program.label() + "' (kernels: " +
+                                          (known.empty() ? "none" : known) + ")");
+  }
+  case ProgramKind::Host:
+    if (program.hostEntry(name))
+      return kernel;
+    return Error(DPK_ERROR_NOT_FOUND, "no host kernel entry named '" + name + "'");
+  case ProgramKind::Spirv: {
+    Device &device = *program.boundDevice();
+    Expected<std::shared_ptr<ProgramBuild>> build = program.build(device, {}, name);
+    if (!build)
+      return build.takeError();
+    Expected<dpk_pl_kernel_t> native = (*build)->kernel(name);
+    if (!native) {
+      Error error = native.takeError();
+      return Error(DPK_ERROR_NOT_FOUND, error.message());
+    }
+    return kernel;
+  }
+  }
+  return kernel;
+}
+
+} // namespace dpk::runtime

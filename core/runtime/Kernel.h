@@ -1,0 +1,39 @@
+// Kernel.h - a named kernel of a program and, for IR kernels, its launch signature.
+#ifndef DPK_CORE_RUNTIME_KERNEL_H
+#define DPK_CORE_RUNTIME_KERNEL_H
+
+#include "compiler/Compiler.h"
+#include "runtime/Program.h"
+
+#include <string>
+#include <vector>
+
+namespace dpk::runtime {
+
+class Kernel final : public RefCounted {
+public:
+  /// DPK_ERROR_NOT_FOUND (listing the program's kernels) when there is no such kernel.
+  static Expected<Ref<Kernel>> create(Program &program, const std::string &name);
+
+  Program &program() const { return *program_; }
+  const std::string &name() const { return name_; }
+  /// IR kernels: the function, and its ABI after view expansion. Null/empty otherwise.
+  const ir::Function *function() const { return function_; }
+  const std::vector<compiler::AbiArg> &abi() const { return abi_; }
+  bool hasSignature() const { return function_ != nullptr; }
+
+private:
+  Kernel(Ref<Program> program, std::string name);
+
+  Ref<Program> program_;
+  std::string name_;
+  const ir::Function *function_ = nullptr;
+  std::vector<compiler::AbiArg> abi_;
+};
+
+/// The launch ABI of an IR kernel (compiler::kernelAbi when the compiler is built).
+std::vector<compiler::AbiArg> abiOf(const ir::Function &kernel);
+
+} // namespace dpk::runtime
+
+#endif // DPK_CORE_RUNTIME_KERNEL_H

@@ -1,0 +1,357 @@
+// Launch.cpp - validation, marshalling and submission of kernel launches.
+#include "runtime/Launch.h"
+
+#include "runtime/Device.h"
+#include "runtime/Fallback.h"
+#include "runtime/Kernel.h"
+#include "runtime/Queue.h"
+#include "runtime/Registry.h"
+#include "runtime/RuntimePolicy.h"
+
+#include <chrono>
+#include <cstring>
+
+namespace dpk::runtime {
+namespace {
+
+/// The kind of a caller's argument as a plain int. C callers may pass any value, and
+/// DPK_ARG_VIEW (100) lies outside dpk_arg_kind_t's enumerators, so the field is never read as
+/// the enum type (that would be undefined behaviour, which UBSan reports).
+int rawKind(const dpk_arg_t &arg) {
+  int kind;
+  static_assert(sizeof(kind) == sizeof(arg.kind), "dpk_arg_kind_t is int-sized");
+  std::memcpy(&kind, &arg.kind, sizeof(kind));
+  return kind;
+}
+
+const char *argKindText(int kind) {
+  if (kind == DPK_ARG_POINTER)
+    return "a pointer";
+  if (kind == DPK_ARG_SCALAR)
+    return "a scalar";
+  if (kind == DPK_ARG_LOCAL)
+    return "local memory";
+  if (kind == static_cast<int>(DPK_ARG_VIEW))
+    return "a view";
+  return "an unknown kind";
+}
+
+bool isRangeLaunch(const dpk_launch_config_t &config) {
+  for (uint32_t d = 0; d < config.dims; ++d) {
+    if (config.local_size[d] != 0)
+      return false;
+  }
+  return true;
+}
+
+std::string sizesText(const uint64_t *sizes, uint32_t dims) {
+  std::string text;
+  for (uint32_t d = 0; d < dims; ++d)
+    text += (d ? "x" : "") + std::to_string(sizes[d]);
+  return text;
+}
+
+/// The IR parameter's description for messages: "parameter 2 ('n': i64)".
+std::string parameterText(const Kernel &kernel, unsigned paramIndex) {
+  std::string text = "parameter " + std::to_string(paramIndex);
+  const ir::Function *function = kernel.function();
+  if (!function || paramIndex >= function->params.size())
+    return text;
+  const ir::Value *param = function->params[paramIndex];
+  text += " (";
+  if (!param->name.empty())
+    text += "'" + param->name + "': ";
+  return text + ir::typeToString(param->type) + ")";
+}
+
+Error checkSignature(const Kernel &kernel, const MarshalledArgs &marshalled, uint32_t userCount) {
+  const std::vector<compiler::AbiArg> &abi = kernel.abi();
+  const std::vector<dpk_kernel_arg_t> &args = marshalled.args();
+  size_t params = kernel.function()->params.size();
+  if (args.size() != abi.size())
+    return Error(DPK_ERROR_INVALID_ARGUMENT,
+                 "kernel '" + kernel.name() + "' takes " + std::to_string(params) +
+                     " parameters (" + std::to_string(abi.size()) +
+                     " launch arguments with views expanded), but " + std::to_string(userCount) +
+                     " arguments were given (" + std::to_string(args.size()) + " expanded)");
+  for (size_t i = 0; i < abi.size(); ++i) {
+    const compiler::AbiArg &expected = abi[i];
+    const dpk_kernel_arg_t &given = args[i];
+    auto where = [&] {
+      return "kernel '" + kernel.name() + "': argument " + std::to_string(marshalled.userIndex(i)) +
+             " for " + parameterText(kernel, expected.paramIndex);
+    };
+    if (given.kind != expected.kind)
+      return Error(DPK_ERROR_INVALID_ARGUMENT, where() + " must be " + argKindText(expected.kind) +
+                                                   ", got " + argKindText(given.kind));
+    if (expected.kind == DPK_ARG_SCALAR && given.size != expected.size)
+      return Error(DPK_ERROR_INVALID_ARGUMENT, where() + " must be a scalar of " +
+                                                   std::to_string(expected.size) +
+                                                   " bytes, got " + std::to_string(given.size));
+  }
+  return Error::success();
+}
+
+} // namespace
+
+void MarshalledArgs::setPointer(size_t argIndex, void *address) {
+  *static_cast<void **>(const_cast<void *>(args_[argIndex].value)) = address;
+}
+
+Error validateRange(const dpk_launch_config_t &config, const std::string &kernel) {
+  // Messages are built only on failure: this runs on every launch.
+  auto who = [&] { return "launch of kernel '" + kernel + "': "; };
+  if (config.dims < 1 || config.dims > 3)
+    return Error(DPK_ERROR_INVALID_RANGE,
+                 who() + "dims is " + std::to_string(config.dims) + ", must be 1, 2 or 3");
+  for (uint32_t d = 0; d < config.dims; ++d) {
+    if (config.global_size[d] == 0)
+      return Error(DPK_ERROR_INVALID_RANGE,
+                   who() + "global size of dimension " + std::to_string(d) + " is 0");
+  }
+  if (isRangeLaunch(config))
+    return Error::success();
+  for (uint32_t d = 0; d < config.dims; ++d) {
+    uint64_t local = config.local_size[d];
+    uint64_t global = config.global_size[d];
+    if (local == 0)
+      return Error(DPK_ERROR_INVALID_RANGE,
+                   who() + "local size of dimension " + std::to_string(d) +
+                       " is 0 while others are set: give every local size (NdRange) or none "
+                       "(Range)");
+    if (global % local != 0)
+      return Error(DPK_ERROR_INVALID_RANGE,
+                   who() + "local size " + std::to_string(local) + " does not divide global size " +
+                       std::to_string(global) + " in dimension " + std::to_string(d));
+  }
+  return Error::success();
+}
+
+Error validateForDevice(const dpk_launch_config_t &config, const MarshalledArgs &args,
+                        const Device &device, const std::string &kernel) {
+  auto who = [&] { return "launch of kernel '" + kernel + "' on " + device.describe() + ": "; };
+  const dpk_device_props_t &props = device.props();
+  if (props.local_mem_size != 0 && args.localMemoryBytes() > props.local_mem_size)
+    return Error(DPK_ERROR_INVALID_RANGE,
+                 who() + "local memory arguments take " + std::to_string(args.localMemoryBytes()) +
+                     " bytes, the device has " + std::to_string(props.local_mem_size));
+  if (isRangeLaunch(config))
+    return Error::success();
+  uint64_t items = 1;
+  for (uint32_t d = 0; d < config.dims; ++d) {
+    uint64_t local = config.local_size[d];
+    items *= local;
+    // The limits are listed for a 3-D launch in dpk's order; a launch of `dims` dimensions maps
+    // onto the API's first `dims` dimensions, which are the last `dims` entries.
+    uint64_t limit = props.max_work_item_sizes[3 - config.dims + d];
+    if (limit != 0 && local > limit)
+      return Error(DPK_ERROR_INVALID_RANGE,
+                   who() + "local size " + std::to_string(local) + " in dimension " +
+                       std::to_string(d) + " exceeds the device's maximum of " +
+                       std::to_string(limit));
+  }
+  if (props.max_work_group_size != 0 && items > props.max_work_group_size)
+    return Error(DPK_ERROR_INVALID_RANGE,
+                 who() + "a work-group of " + std::to_string(items) + " work-items (" +
+                     sizesText(config.local_size, config.dims) +
+                     ") exceeds the device's maximum work-group size of " +
+                     std::to_string(props.max_work_group_size));
+  return Error::success();
+}
+
+Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
+                                                           const dpk_arg_t *args, uint32_t count) {
+  auto marshalled = std::make_unique<MarshalledArgs>();
+  size_t pointerCount = 0;
+  size_t scalarCount = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const dpk_arg_t &arg = args[i];
+    int kind = rawKind(arg);
+    auto where = [&] { return "kernel '" + kernel.name() + "': argument " + std::to_string(i); };
+    if (kind == DPK_ARG_POINTER) {
+      ++pointerCount;
+      continue;
+    }
+    if (kind == DPK_ARG_SCALAR) {
+      if (!arg.value || arg.size == 0)
+        return Error(DPK_ERROR_INVALID_ARGUMENT, where() + " is a scalar without a value or size");
+      continue;
+    }
+    if (kind == DPK_ARG_LOCAL) {
+      if (arg.size == 0)
+        return Error(DPK_ERROR_INVALID_ARGUMENT, where() + " asks for 0 bytes of local memory");
+      continue;
+    }
+    if (kind == static_cast<int>(DPK_ARG_VIEW)) {
+      const auto *view = static_cast<const dpk_view_arg_t *>(arg.value);
+      if (!view)
+        return Error(DPK_ERROR_INVALID_ARGUMENT, where() + " is a view with a null dpk_view_arg_t");
+      if (view->ndim < 1 || view->ndim > 3)
+        return Error(DPK_ERROR_INVALID_ARGUMENT,
+                     where() + " is a view of " + std::to_string(view->ndim) +
+                         " dimensions; views have 1 to 3");
+      ++pointerCount;
+      scalarCount += 2u * view->ndim;
+      continue;
+    }
+    return Error(DPK_ERROR_INVALID_ARGUMENT,
+                 where() + " has unknown kind " + std::to_string(kind));
+  }
+
+  MarshalledArgs &out = *marshalled;
+  out.pointers_.reserve(pointerCount);
+  out.viewScalars_.reserve(scalarCount);
+  for (uint32_t i = 0; i < count; ++i) {
+    const dpk_arg_t &arg = args[i];
+    int kind = rawKind(arg);
+    auto pushPointer = [&](void *address) {
+      out.pointers_.push_back(address);
+      out.pointerArgs_.push_back(out.args_.size());
+      out.args_.push_back({DPK_ARG_POINTER, sizeof(void *), &out.pointers_.back()});
+      out.userIndex_.push_back(i);
+    };
+    if (kind == DPK_ARG_POINTER) {
+      pushPointer(const_cast<void *>(arg.value));
+      continue;
+    }
+    if (kind == DPK_ARG_SCALAR) {
+      out.args_.push_back({DPK_ARG_SCALAR, arg.size, arg.value});
+      out.userIndex_.push_back(i);
+      continue;
+    }
+    if (kind == DPK_ARG_LOCAL) {
+      out.args_.push_back({DPK_ARG_LOCAL, arg.size, nullptr});
+      out.userIndex_.push_back(i);
+      out.localBytes_ += arg.size;
+      continue;
+    }
+    const auto *view = static_cast<const dpk_view_arg_t *>(arg.value);
+    pushPointer(view->data);
+    for (const int64_t *values : {view->shape, view->strides}) {
+      for (uint32_t d = 0; d < view->ndim; ++d) {
+        out.viewScalars_.push_back(values[d]);
+        out.args_.push_back({DPK_ARG_SCALAR, sizeof(int64_t), &out.viewScalars_.back()});
+        out.userIndex_.push_back(i);
+      }
+    }
+  }
+  if (kernel.hasSignature()) {
+    if (Error error = checkSignature(kernel, out, count))
+      return error;
+  }
+  return marshalled;
+}
+
+Expected<dpk_pl_kernel_t> prepareOnDevice(Device &device, Kernel &kernel,
+                                          const dpk_launch_config_t &config) {
+  Program &program = kernel.program();
+  Specialization spec;
+  spec.dims = config.dims;
+  // Host NdRange launches get code specialized on their work-group shape; Range launches and
+  // device targets use the generic build.
+  if (program.kind() == ProgramKind::Ir && !isRangeLaunch(config) &&
+      device.accepts(DPK_FORMAT_HOST_NATIVE)) {
+    for (uint32_t d = 0; d < config.dims; ++d)
+      spec.localSize[d] = config.local_size[d];
+  }
+  Expected<std::shared_ptr<ProgramBuild>> build = program.build(device, spec, kernel.name());
+  if (!build)
+    return build.takeError();
+  return (*build)->kernel(kernel.name());
+}
+
+Expected<dpk_pl_event_t> enqueueOnDevice(Device &device, dpk_pl_queue_t nativeQueue,
+                                         dpk_pl_kernel_t native, const std::string &kernel,
+                                         const dpk_launch_config_t &config,
+                                         const MarshalledArgs &args,
+                                         const std::vector<dpk_pl_event_t> &deps) {
+  dpk_launch_config_t pluginConfig = config;
+  bool range = isRangeLaunch(config);
+  if (range) {
+    for (uint64_t &local : pluginConfig.local_size)
+      local = 0;
+  }
+  for (uint32_t d = config.dims; d < 3; ++d) {
+    pluginConfig.global_size[d] = 1;
+    pluginConfig.local_size[d] = range ? 0 : 1;
+  }
+  dpk_pl_event_t event = nullptr;
+  dpk_status_t status = device.plugin().table.enqueue_launch(
+      nativeQueue, native, &pluginConfig, static_cast<uint32_t>(args.args().size()),
+      args.args().data(), static_cast<uint32_t>(deps.size()), deps.data(), &event);
+  if (status != DPK_SUCCESS)
+    return device.plugin().check(status,
+                                 "launching kernel '" + kernel + "' on " + device.describe());
+  return event;
+}
+
+Expected<dpk_pl_event_t> submitOnDevice(Device &device, dpk_pl_queue_t nativeQueue,
+                                        Kernel &kernel, const dpk_launch_config_t &config,
+                                        const MarshalledArgs &args,
+                                        const std::vector<dpk_pl_event_t> &deps) {
+  Expected<dpk_pl_kernel_t> native = prepareOnDevice(device, kernel, config);
+  if (!native)
+    return native.takeError();
+  return enqueueOnDevice(device, nativeQueue, *native, kernel.name(), config, args, deps);
+}
+
+Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch_config_t &config,
+                                  const dpk_arg_t *args, uint32_t numArgs,
+                                  const std::vector<Event *> &deps) {
+  Device &device = queue.device();
+  const std::string &name = kernel.name();
+  if (Error error = validateRange(config, name))
+    return error;
+  Expected<std::unique_ptr<MarshalledArgs>> marshalled = marshalArguments(kernel, args, numArgs);
+  if (!marshalled)
+    return marshalled.takeError();
+  MarshalledArgs &launchArgs = **marshalled;
+  if (Error error = checkPlacement(launchArgs, device, name))
+    return error;
+  if (Error error = validateForDevice(config, launchArgs, device, name))
+    return error;
+  if (Error error = kernel.program().checkRunsOn(device))
+    return error;
+
+  // Dependencies first: a failed dependency is the caller's error, never a reason to fall back.
+  Expected<std::vector<dpk_pl_event_t>> natives = queue.resolveDependencies(deps);
+  if (!natives)
+    return natives.takeError();
+
+  // Compile errors surface here, synchronously; launch errors at the enqueue below.
+  Expected<dpk_pl_kernel_t> native = prepareOnDevice(device, kernel, config);
+  if (!native)
+    return fallBackOrFail(queue, kernel, config, launchArgs, deps, native.takeError());
+  auto start = std::chrono::steady_clock::now();
+  Expected<dpk_pl_event_t> submitted =
+      enqueueOnDevice(device, queue.native(), *native, name, config, launchArgs, *natives);
+  if (!submitted)
+    return fallBackOrFail(queue, kernel, config, launchArgs, deps, submitted.takeError());
+
+  Ref<Event> event = Event::fromPlugin(device, *submitted, "launch", name);
+  queue.track(event);
+  if (!diagnosticsEnabled(1))
+    return event;
+  diag::Fields fields = {{"kernel", name},
+                         {"device", device.filterString()},
+                         {"name", std::string_view(device.name())}};
+  if (diagnosticsEnabled(3)) {
+    // Level 3 times each launch: wait here (the outcome is reported again at the caller's wait).
+    Error outcome = event->wait();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count();
+    fields.push_back({"range", isRangeLaunch(config) ? "range" : "nd_range"});
+    fields.push_back({"global", sizesText(config.global_size, config.dims)});
+    fields.push_back({"local", isRangeLaunch(config)
+                                   ? std::string("auto")
+                                   : sizesText(config.local_size, config.dims)});
+    fields.push_back({"args", static_cast<unsigned long long>(launchArgs.args().size())});
+    fields.push_back({"time_ms", ms});
+    fields.push_back({"ok", !outcome});
+  }
+  emitDiagnostic(1, "kernel.launch", fields);
+  return event;
+}
+
+} // namespace dpk::runtime

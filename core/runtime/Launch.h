@@ -1,0 +1,83 @@
+// Launch.h - kernel launches: range validation, argument marshalling, submission and fallback.
+//
+// A launch is checked in this order, each failure a message that names the kernel:
+//  1. the range: 1-3 dims, global sizes > 0, local sizes all zero (Range) or all set (NdRange)
+//     and dividing the global size per dimension;
+//  2. the arguments: views expanded into pointer + shape + strides, then, for IR kernels, count,
+//     kinds and scalar sizes against the kernel's signature;
+//  3. placement: no pointer into device memory of another device;
+//  4. the device's limits: work-group size, work-item sizes, local memory.
+// Then the kernel is built for the device (compile errors surface here, synchronously) and
+// submitted. A compile, launch or out-of-memory failure goes to the policy's fallback rule.
+#ifndef DPK_CORE_RUNTIME_LAUNCH_H
+#define DPK_CORE_RUNTIME_LAUNCH_H
+
+#include "dpk/dpk.h"
+#include "runtime/Event.h"
+#include "support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dpk::runtime {
+
+class Device;
+class Kernel;
+class Queue;
+
+/// Launch arguments in the plugin ABI's form, with the storage they point into.
+class MarshalledArgs {
+public:
+  MarshalledArgs() = default;
+  MarshalledArgs(const MarshalledArgs &) = delete;
+  MarshalledArgs &operator=(const MarshalledArgs &) = delete;
+
+  const std::vector<dpk_kernel_arg_t> &args() const { return args_; }
+  /// Indices (into args()) of pointer arguments, whose address may be rewritten.
+  const std::vector<size_t> &pointerArgs() const { return pointerArgs_; }
+  void *pointer(size_t argIndex) const {
+    return *static_cast<void *const *>(args_[argIndex].value);
+  }
+  void setPointer(size_t argIndex, void *address);
+  /// Which user argument (dpk_arg_t index) produced each launch argument.
+  unsigned userIndex(size_t argIndex) const { return userIndex_[argIndex]; }
+  uint64_t localMemoryBytes() const { return localBytes_; }
+
+  friend Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
+                                                                    const dpk_arg_t *args,
+                                                                    uint32_t count);
+
+private:
+  std::vector<dpk_kernel_arg_t> args_;
+  std::vector<void *> pointers_; // reserved up front: args_ point into it
+  std::vector<int64_t> viewScalars_;
+  std::vector<size_t> pointerArgs_;
+  std::vector<unsigned> userIndex_;
+  uint64_t localBytes_ = 0;
+};
+
+/// Checks dims, global sizes, local sizes (all or none) and divisibility.
+Error validateRange(const dpk_launch_config_t &config, const std::string &kernel);
+/// Checks the range and local memory against the device's limits.
+Error validateForDevice(const dpk_launch_config_t &config, const MarshalledArgs &args,
+                        const Device &device, const std::string &kernel);
+/// Expands views and checks the arguments against an IR kernel's signature.
+Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
+                                                           const dpk_arg_t *args, uint32_t count);
+
+/// The whole launch (see the file comment). `deps` are waited for as Queue explains.
+Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch_config_t &config,
+                                  const dpk_arg_t *args, uint32_t numArgs,
+                                  const std::vector<Event *> &deps);
+
+/// Builds and submits on `device` through `nativeQueue` without fallback: used for the first
+/// attempt and for the host run of a fallback.
+Expected<dpk_pl_event_t> submitOnDevice(Device &device, dpk_pl_queue_t nativeQueue,
+                                        Kernel &kernel, const dpk_launch_config_t &config,
+                                        const MarshalledArgs &args,
+                                        const std::vector<dpk_pl_event_t> &deps);
+
+} // namespace dpk::runtime
+
+#endif // DPK_CORE_RUNTIME_LAUNCH_H

@@ -1,0 +1,100 @@
+// Memory.cpp - allocation, free and the address-range table.
+#include "runtime/Memory.h"
+
+#include "runtime/Device.h"
+#include "runtime/LastError.h"
+#include "runtime/Registry.h"
+
+#include <mutex>
+
+namespace dpk::runtime {
+namespace {
+
+// Enough for any vector type a kernel may load (16 x f64) and for cache-line alignment.
+constexpr size_t AllocationAlignment = 128;
+
+} // namespace
+
+const char *memKindName(const dpk_mem_kind_t &kindArgument) {
+  int kind = enumValue(kindArgument);
+  if (kind == DPK_MEM_DEVICE)
+    return "device";
+  if (kind == DPK_MEM_SHARED)
+    return "shared";
+  if (kind == DPK_MEM_HOST)
+    return "host";
+  return "unknown";
+}
+
+void AllocationTable::insert(const Allocation &allocation) {
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  byBase_[reinterpret_cast<uintptr_t>(allocation.base)] = allocation;
+}
+
+std::optional<Allocation> AllocationTable::eraseAt(void *base) {
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  auto it = byBase_.find(reinterpret_cast<uintptr_t>(base));
+  if (it == byBase_.end())
+    return std::nullopt;
+  Allocation allocation = it->second;
+  byBase_.erase(it);
+  return allocation;
+}
+
+std::optional<Allocation> AllocationTable::find(const void *address) const {
+  uintptr_t key = reinterpret_cast<uintptr_t>(address);
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  auto it = byBase_.upper_bound(key);
+  if (it == byBase_.begin())
+    return std::nullopt;
+  --it;
+  const Allocation &allocation = it->second;
+  // A zero-size allocation still owns its base address.
+  if (key >= it->first + std::max<size_t>(allocation.size, 1))
+    return std::nullopt;
+  return allocation;
+}
+
+size_t AllocationTable::size() const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  return byBase_.size();
+}
+
+Expected<void *> allocateMemory(Device &device, const dpk_mem_kind_t &kindArgument, size_t size) {
+  int rawKind = enumValue(kindArgument);
+  if (rawKind != DPK_MEM_DEVICE && rawKind != DPK_MEM_SHARED && rawKind != DPK_MEM_HOST)
+    return Error(DPK_ERROR_INVALID_ARGUMENT, "unknown memory kind " + std::to_string(rawKind));
+  dpk_mem_kind_t kind = kindArgument;
+  Expected<dpk_pl_context_t> context = device.context();
+  if (!context)
+    return context.takeError();
+  void *ptr = nullptr;
+  // A zero-byte request still returns a unique, freeable address.
+  size_t bytes = size == 0 ? 1 : size;
+  if (Error error = device.plugin().check(
+          device.plugin().table.mem_alloc(*context, kind, bytes, AllocationAlignment, &ptr),
+          "allocating " + std::to_string(size) + " bytes of " + memKindName(kind) +
+              " memory on " + device.describe()))
+    return error;
+  Registry::get().allocations().insert({ptr, size, &device, kind});
+  return ptr;
+}
+
+Error freeMemory(void *ptr) {
+  std::optional<Allocation> allocation = Registry::get().allocations().eraseAt(ptr);
+  if (!allocation) {
+    if (Registry::get().allocations().find(ptr))
+      return Error(DPK_ERROR_INVALID_ARGUMENT,
+                   "dpk_mem_free: pointer is inside an allocation, not at its start");
+    return Error(DPK_ERROR_INVALID_ARGUMENT,
+                 "dpk_mem_free: pointer was not allocated by dpk_mem_alloc (or already freed)");
+  }
+  Device &device = *allocation->device;
+  Expected<dpk_pl_context_t> context = device.context();
+  if (!context)
+    return context.takeError();
+  return device.plugin().check(device.plugin().table.mem_free(*context, ptr),
+                               "freeing memory on " + device.describe());
+}
+
+} // namespace dpk::runtime

@@ -1,0 +1,52 @@
+// Memory.h - USM-style allocations and the table that says which device owns an address.
+//
+// The table maps address ranges to {device, kind, size}. It answers "who owns this pointer" for
+// dpk_mem_free, for placement checks at launch and copy time, and for fallback migration (device
+// memory of a failed device is staged through the host).
+#ifndef DPK_CORE_RUNTIME_MEMORY_H
+#define DPK_CORE_RUNTIME_MEMORY_H
+
+#include "dpk/dpk_types.h"
+#include "support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <shared_mutex>
+
+namespace dpk::runtime {
+
+class Device;
+
+struct Allocation {
+  void *base = nullptr;
+  size_t size = 0;
+  Device *device = nullptr;
+  dpk_mem_kind_t kind = DPK_MEM_DEVICE;
+};
+
+class AllocationTable {
+public:
+  void insert(const Allocation &allocation);
+  /// Removes the allocation starting exactly at `base`; nullopt when there is none.
+  std::optional<Allocation> eraseAt(void *base);
+  /// The allocation containing `address` (base <= address < base + size).
+  std::optional<Allocation> find(const void *address) const;
+  size_t size() const;
+
+private:
+  mutable std::shared_mutex mutex_;
+  std::map<uintptr_t, Allocation> byBase_;
+};
+
+/// "device", "shared", "host".
+const char *memKindName(const dpk_mem_kind_t &kind);
+
+/// Allocates through the device's plugin and records the allocation.
+Expected<void *> allocateMemory(Device &device, const dpk_mem_kind_t &kind, size_t size);
+/// Frees an allocation made by allocateMemory (ptr must be its start).
+Error freeMemory(void *ptr);
+
+} // namespace dpk::runtime
+
+#endif // DPK_CORE_RUNTIME_MEMORY_H

@@ -1,0 +1,114 @@
+// Program.h - a program: dpk IR compiled per device on demand, SPIR-V for one device, or native
+// host functions.
+//
+// IR programs are parsed and verified when created and compiled the first time one of their
+// kernels is launched on a device, through the kernel cache. A build is kept per (device,
+// specialization): host NdRange launches are specialized on the local size, every other launch
+// uses the generic build of its dimensionality.
+#ifndef DPK_CORE_RUNTIME_PROGRAM_H
+#define DPK_CORE_RUNTIME_PROGRAM_H
+
+#include "compiler/Compiler.h"
+#include "dpk/plugin.h"
+#include "ir/IR.h"
+#include "runtime/RefCounted.h"
+#include "support/Error.h"
+
+#include <array>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace dpk::runtime {
+
+class Device;
+
+enum class ProgramKind { Ir, Spirv, Host };
+
+/// What a build is specialized on.
+struct Specialization {
+  std::array<uint64_t, 3> localSize{0, 0, 0}; // all zero: generic
+  uint32_t dims = 0;
+  bool operator<(const Specialization &other) const {
+    return std::tie(localSize, dims) < std::tie(other.localSize, other.dims);
+  }
+};
+
+/// One program built for one device: the plugin program and its kernels.
+class ProgramBuild {
+public:
+  ProgramBuild(Device &device, dpk_pl_program_t native,
+               std::shared_ptr<compiler::HostCode> hostCode);
+  ProgramBuild(const ProgramBuild &) = delete;
+  ProgramBuild &operator=(const ProgramBuild &) = delete;
+  ~ProgramBuild();
+
+  Device &device() const { return device_; }
+  /// The plugin kernel of that name, created on first use.
+  Expected<dpk_pl_kernel_t> kernel(const std::string &name);
+
+private:
+  Device &device_;
+  dpk_pl_program_t native_;
+  std::shared_ptr<compiler::HostCode> hostCode_; // keeps JIT-ed host code alive
+  std::mutex mutex_;
+  std::map<std::string, dpk_pl_kernel_t> kernels_;
+};
+
+class Program final : public RefCounted {
+public:
+  static Expected<Ref<Program>> fromIr(std::string_view text, std::string label);
+  static Expected<Ref<Program>> fromSpirv(Device &device, const void *spirv, size_t size);
+  static Expected<Ref<Program>> fromHost(const dpk_host_kernel_entry_t *entries, uint32_t count);
+
+  ProgramKind kind() const { return kind_; }
+  const std::string &label() const { return label_; }
+  /// IR programs: the verified module.
+  const ir::Module *module() const { return module_.get(); }
+  /// SPIR-V programs: the one device they were made for.
+  Device *boundDevice() const { return boundDevice_; }
+  /// Host programs: the entry of that name, or null.
+  const dpk_host_kernel_entry_t *hostEntry(const std::string &name) const;
+
+  /// Whether kernels of this program can run on `device` at all (and why not).
+  Error checkRunsOn(const Device &device) const;
+  /// The build for `device` and `specialization`, compiling (through the cache) on first use.
+  /// `kernel` names the kernel that asked, for diagnostics and messages.
+  Expected<std::shared_ptr<ProgramBuild>> build(Device &device, const Specialization &spec,
+                                                const std::string &kernel);
+
+private:
+  Program(ProgramKind kind, std::string label);
+  Expected<std::shared_ptr<ProgramBuild>> buildIr(Device &device, const Specialization &spec,
+                                                  const std::string &kernel);
+  Expected<std::shared_ptr<ProgramBuild>> createBuild(Device &device,
+                                                      dpk_artifact_format_t format,
+                                                      const void *data, size_t size,
+                                                      std::shared_ptr<compiler::HostCode> host);
+
+  ProgramKind kind_;
+  std::string label_;
+  std::unique_ptr<ir::Module> module_;
+  std::string canonicalText_; // printer output: the cache key's IR text
+  Device *boundDevice_ = nullptr;
+  std::vector<uint8_t> spirv_;
+  std::vector<std::string> hostNames_; // owns the names hostEntries_ point to
+  std::vector<dpk_host_kernel_entry_t> hostEntries_;
+  dpk_host_module_t hostModule_{};
+
+  std::mutex mutex_;
+  std::map<std::pair<Device *, Specialization>, std::shared_ptr<ProgramBuild>> builds_;
+};
+
+/// The compile target for a device (HOST_NATIVE -> host, PTX -> ptx, SPIR-V preferred over
+/// OpenCL C unless DPK_OPENCL_INPUT=opencl-c), or DPK_ERROR_UNSUPPORTED.
+Expected<compiler::TargetKind> targetFor(const Device &device);
+/// "host", "spirv", "opencl-c", "ptx" (as compiler::targetName, without linking the compiler).
+const char *targetText(compiler::TargetKind target);
+
+} // namespace dpk::runtime
+
+#endif // DPK_CORE_RUNTIME_PROGRAM_H

@@ -1,0 +1,103 @@
+// Queue.cpp - queue creation, dependency resolution and wait.
+#include "runtime/Queue.h"
+
+#include "dpk/dpk.h"
+#include "runtime/Device.h"
+
+namespace dpk::runtime {
+namespace {
+
+// Finished events are dropped from the wait list once it grows past this, so a queue that is
+// never waited on does not grow without bound.
+constexpr size_t PruneThreshold = 256;
+
+} // namespace
+
+Queue::Queue(Device &device, dpk_pl_queue_t native, uint32_t flags)
+    : RefCounted(HandleKind::Queue), device_(device), native_(native), flags_(flags) {}
+
+Queue::~Queue() {
+  submitted_.clear();
+  (void)device_.plugin().table.queue_finish(native_);
+  (void)device_.plugin().table.queue_release(native_);
+}
+
+Expected<Ref<Queue>> Queue::create(Device &device, uint32_t flags) {
+  if (flags & ~uint32_t(DPK_QUEUE_OUT_OF_ORDER | DPK_QUEUE_PROFILING))
+    return Error(DPK_ERROR_INVALID_ARGUMENT, "unknown queue flags 0x" + std::to_string(flags));
+  Expected<dpk_pl_context_t> context = device.context();
+  if (!context)
+    return context.takeError();
+  uint32_t pluginFlags = 0;
+  if (flags & DPK_QUEUE_OUT_OF_ORDER)
+    pluginFlags |= DPK_PL_QUEUE_OUT_OF_ORDER;
+  if (flags & DPK_QUEUE_PROFILING)
+    pluginFlags |= DPK_PL_QUEUE_PROFILING;
+  dpk_pl_queue_t native = nullptr;
+  if (Error error = device.plugin().check(
+          device.plugin().table.queue_create(*context, pluginFlags, &native),
+          "creating a queue on " + device.describe()))
+    return error;
+  return Ref<Queue>::adopt(new Queue(device, native, flags));
+}
+
+Expected<std::vector<dpk_pl_event_t>>
+Queue::resolveDependencies(const std::vector<Event *> &deps) {
+  std::vector<dpk_pl_event_t> natives;
+  for (Event *dep : deps) {
+    if (dep->native() && dep->device() == &device_) {
+      natives.push_back(dep->native());
+      continue;
+    }
+    if (Error error = dep->wait())
+      return Error(error.status(), "a dependency failed: " + error.message());
+  }
+  return natives;
+}
+
+Error Queue::drainBefore(const std::vector<Event *> &deps) {
+  for (Event *dep : deps) {
+    if (Error error = dep->wait())
+      return Error(error.status(), "a dependency failed: " + error.message());
+  }
+  if (!inOrder())
+    return Error::success();
+  return wait();
+}
+
+void Queue::track(const Ref<Event> &event) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (submitted_.size() >= PruneThreshold) {
+    std::vector<Ref<Event>> unfinished;
+    for (Ref<Event> &old : submitted_) {
+      Expected<dpk_event_status_t> status = old->status();
+      // Failed events stay so the next wait reports them.
+      if (status && *status == DPK_EVENT_COMPLETE)
+        continue;
+      unfinished.push_back(std::move(old));
+    }
+    submitted_ = std::move(unfinished);
+  }
+  submitted_.push_back(event);
+}
+
+Error Queue::wait() {
+  std::vector<Ref<Event>> events;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    events.swap(submitted_);
+  }
+  Error first = Error::success();
+  for (Ref<Event> &event : events) {
+    Error error = event->wait();
+    if (error && !first)
+      first = std::move(error);
+  }
+  Error finish = device_.plugin().check(device_.plugin().table.queue_finish(native_),
+                                        "waiting for the queue on " + device_.describe());
+  if (first)
+    return first;
+  return finish;
+}
+
+} // namespace dpk::runtime

@@ -1,0 +1,59 @@
+// Queue.h - a command queue on one device, and how dependencies between devices are honoured.
+//
+// Commands go to the device's plugin queue (in-order by default, out-of-order on request).
+// Dependencies on events of the same device are handed to the plugin. Dependencies on events of
+// another device (or of commands the core ran itself) are resolved on the host: the submitting
+// thread waits for them before it submits. That keeps plugins ignorant of each other at the
+// price of blocking the submitter, which only cross-device chains pay (docs/architecture.md).
+//
+// Every submitted event is remembered until the next wait, so dpk_queue_wait can name the
+// kernel and device of the first asynchronous failure.
+#ifndef DPK_CORE_RUNTIME_QUEUE_H
+#define DPK_CORE_RUNTIME_QUEUE_H
+
+#include "runtime/Event.h"
+#include "runtime/RefCounted.h"
+#include "support/Error.h"
+
+#include <mutex>
+#include <vector>
+
+namespace dpk::runtime {
+
+class Device;
+
+class Queue final : public RefCounted {
+public:
+  /// flags: DPK_QUEUE_* bits.
+  static Expected<Ref<Queue>> create(Device &device, uint32_t flags);
+
+  Device &device() const { return device_; }
+  dpk_pl_queue_t native() const { return native_; }
+  uint32_t flags() const { return flags_; }
+  bool inOrder() const { return (flags_ & 1u) == 0; }
+
+  /// The plugin events of `deps` that this queue's plugin can wait on itself. Others are waited
+  /// for here, on the host; a failed dependency fails the submission.
+  Expected<std::vector<dpk_pl_event_t>> resolveDependencies(const std::vector<Event *> &deps);
+  /// Makes the core's own work ordered after everything submitted so far (in-order queues) and
+  /// after `deps`: waits for them on the host.
+  Error drainBefore(const std::vector<Event *> &deps);
+  /// Remembers a submitted command for wait().
+  void track(const Ref<Event> &event);
+  /// Waits for every submitted command; the first failure names device, kernel and cause.
+  Error wait();
+
+private:
+  Queue(Device &device, dpk_pl_queue_t native, uint32_t flags);
+  ~Queue() override;
+
+  Device &device_;
+  dpk_pl_queue_t native_;
+  uint32_t flags_;
+  std::mutex mutex_;
+  std::vector<Ref<Event>> submitted_;
+};
+
+} // namespace dpk::runtime
+
+#endif // DPK_CORE_RUNTIME_QUEUE_H

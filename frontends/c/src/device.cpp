@@ -1,0 +1,96 @@
+// device.cpp - dpk_device_* entry points.
+#include "ApiGuard.h"
+
+#include "runtime/RuntimePolicy.h"
+
+#include <cstring>
+#include <optional>
+
+using namespace dpk;
+using namespace dpk::capi;
+
+namespace {
+
+/// The host device when the policy lets a "no device" or "plugin load" failure fall back to it.
+Expected<runtime::Device *> noDeviceFallback(Error failure) {
+  runtime::Registry &registry = runtime::Registry::get();
+  runtime::Device *host = registry.hostDevice();
+  std::optional<policy::FailureClass> failureClass = runtime::failureClassOf(failure.status());
+  if (!host || !failureClass)
+    return failure;
+  policy::FallbackDecision decision = runtime::decideFallback(
+      registry.policy(), "(device selection)", "", *failureClass, failure.message());
+  if (decision.action != policy::FallbackAction::RunOnHost)
+    return failure;
+  runtime::reportFallbackRun(decision, host->filterString());
+  return host;
+}
+
+} // namespace
+
+extern "C" {
+
+dpk_status_t dpk_device_count(uint32_t *out) {
+  return apiEntry("dpk_device_count", [&] {
+    if (!out)
+      return nullArgument("out");
+    *out = static_cast<uint32_t>(runtime::Registry::get().devices().size());
+    return Error::success();
+  });
+}
+
+dpk_status_t dpk_device_get(dpk_device_t *out, uint32_t index) {
+  return apiEntry("dpk_device_get", [&] {
+    if (!out)
+      return nullArgument("out");
+    const auto &devices = runtime::Registry::get().devices();
+    if (index >= devices.size())
+      return Error(DPK_ERROR_NOT_FOUND, "device index " + std::to_string(index) +
+                                            " is out of range (" +
+                                            std::to_string(devices.size()) + " devices)");
+    *out = toHandle(devices[index]);
+    return Error::success();
+  });
+}
+
+dpk_status_t dpk_device_select(dpk_device_t *out, const char *filter) {
+  return apiEntry("dpk_device_select", [&] {
+    if (!out)
+      return nullArgument("out");
+    Expected<runtime::Device *> device = runtime::Registry::get().select(filter ? filter : "");
+    if (!device && (device.error().status() == DPK_ERROR_NO_DEVICE ||
+                    device.error().status() == DPK_ERROR_PLUGIN_LOAD))
+      device = noDeviceFallback(device.takeError());
+    if (!device)
+      return device.takeError();
+    *out = toHandle(*device);
+    return Error::success();
+  });
+}
+
+dpk_status_t dpk_device_get_info(dpk_device_info_t *out, dpk_device_t device) {
+  return apiEntry("dpk_device_get_info", [&] {
+    if (!out)
+      return nullArgument("out");
+    Expected<runtime::Device *> resolved = toDevice(device);
+    if (!resolved)
+      return resolved.takeError();
+    if (out->struct_size < sizeof(dpk_device_info_t))
+      return Error(DPK_ERROR_INVALID_ARGUMENT,
+                   "out->struct_size is " + std::to_string(out->struct_size) +
+                       "; set it to sizeof(dpk_device_info_t) = " +
+                       std::to_string(sizeof(dpk_device_info_t)));
+    std::memcpy(out, &(*resolved)->info(), sizeof(dpk_device_info_t));
+    return Error::success();
+  });
+}
+
+dpk_status_t dpk_device_retain(dpk_device_t device) {
+  return apiEntry("dpk_device_retain", [&] { return toDevice(device).takeError(); });
+}
+
+dpk_status_t dpk_device_release(dpk_device_t device) {
+  return apiEntry("dpk_device_release", [&] { return toDevice(device).takeError(); });
+}
+
+} // extern "C"

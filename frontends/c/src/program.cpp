@@ -1,0 +1,122 @@
+// program.cpp - dpk_program_* and dpk_kernel_* entry points.
+#include "ApiGuard.h"
+
+#include <cstring>
+
+using namespace dpk;
+using namespace dpk::capi;
+
+namespace {
+
+template <typename Handle, typename Object>
+Error giveObject(Handle *out, Expected<runtime::Ref<Object>> &created) {
+  if (!created)
+    return created.takeError();
+  *out = reinterpret_cast<Handle>(created->leak());
+  return Error::success();
+}
+
+} // namespace
+
+extern "C" {
+
+dpk_status_t dpk_program_create_from_ir(dpk_program_t *out, const char *ir_text, size_t length,
+                                        const char *name) {
+  return apiEntry("dpk_program_create_from_ir", [&] {
+    if (!out)
+      return nullArgument("out");
+    if (!ir_text)
+      return nullArgument("ir_text");
+    Expected<runtime::Ref<runtime::Program>> program =
+        runtime::Program::fromIr(std::string_view(ir_text, length), name ? name : "");
+    return giveObject(out, program);
+  });
+}
+
+dpk_status_t dpk_program_create_from_spirv(dpk_program_t *out, dpk_device_t device,
+                                           const void *spirv, size_t size) {
+  return apiEntry("dpk_program_create_from_spirv", [&] {
+    if (!out)
+      return nullArgument("out");
+    if (!spirv)
+      return nullArgument("spirv");
+    Expected<runtime::Device *> resolved = toDevice(device);
+    if (!resolved)
+      return resolved.takeError();
+    Expected<runtime::Ref<runtime::Program>> program =
+        runtime::Program::fromSpirv(**resolved, spirv, size);
+    return giveObject(out, program);
+  });
+}
+
+dpk_status_t dpk_program_create_from_host(dpk_program_t *out,
+                                          const dpk_host_kernel_entry_t *entries,
+                                          uint32_t num_entries) {
+  return apiEntry("dpk_program_create_from_host", [&] {
+    if (!out)
+      return nullArgument("out");
+    if (!entries && num_entries > 0)
+      return nullArgument("entries");
+    if (num_entries == 0)
+      return Error(DPK_ERROR_INVALID_ARGUMENT, "num_entries is 0: a program needs a kernel");
+    Expected<runtime::Ref<runtime::Program>> program =
+        runtime::Program::fromHost(entries, num_entries);
+    return giveObject(out, program);
+  });
+}
+
+dpk_status_t dpk_program_retain(dpk_program_t program) {
+  return apiEntry("dpk_program_retain", [&] {
+    Expected<runtime::Program *> resolved = toProgram(program);
+    if (!resolved)
+      return resolved.takeError();
+    (*resolved)->retain();
+    return Error::success();
+  });
+}
+
+dpk_status_t dpk_program_release(dpk_program_t program) {
+  return apiEntry("dpk_program_release", [&] {
+    Expected<runtime::Program *> resolved = toProgram(program);
+    if (!resolved)
+      return resolved.takeError();
+    (*resolved)->release();
+    return Error::success();
+  });
+}
+
+dpk_status_t dpk_kernel_get(dpk_kernel_t *out, dpk_program_t program, const char *name) {
+  return apiEntry("dpk_kernel_get", [&] {
+    if (!out)
+      return nullArgument("out");
+    if (!name)
+      return nullArgument("name");
+    Expected<runtime::Program *> resolved = toProgram(program);
+    if (!resolved)
+      return resolved.takeError();
+    Expected<runtime::Ref<runtime::Kernel>> kernel = runtime::Kernel::create(**resolved, name);
+    return giveObject(out, kernel);
+  });
+}
+
+dpk_status_t dpk_kernel_retain(dpk_kernel_t kernel) {
+  return apiEntry("dpk_kernel_retain", [&] {
+    Expected<runtime::Kernel *> resolved = toKernel(kernel);
+    if (!resolved)
+      return resolved.takeError();
+    (*resolved)->retain();
+    return Error::success();
+  });
+}
+
+dpk_status_t dpk_kernel_release(dpk_kernel_t kernel) {
+  return apiEntry("dpk_kernel_release", [&] {
+    Expected<runtime::Kernel *> resolved = toKernel(kernel);
+    if (!resolved)
+      return resolved.takeError();
+    (*resolved)->release();
+    return Error::success();
+  });
+}
+
+} // extern "C"

@@ -1,0 +1,65 @@
+// queue.cpp - dpk_queue_* entry points.
+#include "ApiGuard.h"
+
+using namespace dpk;
+using namespace dpk::capi;
+
+extern "C" {
+
+dpk_status_t dpk_queue_create(dpk_queue_t *out, dpk_device_t device, uint32_t flags) {
+  return apiEntry("dpk_queue_create", [&] {
+    if (!out)
+      return nullArgument("out");
+    Expected<runtime::Device *> resolved = toDevice(device);
+    if (!resolved)
+      return resolved.takeError();
+    Expected<runtime::Ref<runtime::Queue>> queue = runtime::Queue::create(**resolved, flags);
+    if (!queue)
+      return queue.takeError();
+    *out = reinterpret_cast<dpk_queue_t>(queue->leak());
+    return Error::success();
+  });
+}
+
+dpk_status_t dpk_queue_wait(dpk_queue_t queue) {
+  return apiEntry("dpk_queue_wait", [&] {
+    Expected<runtime::Queue *> resolved = toQueue(queue);
+    if (!resolved)
+      return resolved.takeError();
+    return (*resolved)->wait();
+  });
+}
+
+dpk_device_t dpk_queue_device(dpk_queue_t queue) {
+  dpk_device_t device = nullptr;
+  apiEntry("dpk_queue_device", [&] {
+    Expected<runtime::Queue *> resolved = toQueue(queue);
+    if (!resolved)
+      return resolved.takeError();
+    device = toHandle(&(*resolved)->device());
+    return Error::success();
+  });
+  return device;
+}
+
+dpk_status_t dpk_queue_retain(dpk_queue_t queue) {
+  return apiEntry("dpk_queue_retain", [&] {
+    Expected<runtime::Queue *> resolved = toQueue(queue);
+    if (!resolved)
+      return resolved.takeError();
+    (*resolved)->retain();
+    return Error::success();
+  });
+}
+
+dpk_status_t dpk_queue_release(dpk_queue_t queue) {
+  return apiEntry("dpk_queue_release", [&] {
+    Expected<runtime::Queue *> resolved = toQueue(queue);
+    if (!resolved)
+      return resolved.takeError();
+    (*resolved)->release();
+    return Error::success();
+  });
+}
+
+} // extern "C"
