@@ -2,21 +2,18 @@
 // Every entry needs a reason a reader can act on; delete an entry as soon as it passes.
 #include "KnownFailures.h"
 
+#include <vector>
+
 namespace dpk::conformance {
 namespace {
 
-const KnownFailure KnownFailures[] = {
-    // Intel's SPIR-V reader lowers OpAtomicStore on f64 to the OpenCL 1.x builtin
-    // atomic_xchg(volatile __global/__local double *, double), which its CPU builtin library does
-    // not define: the program fails to link ("JIT session error: Symbols not found:
-    // [ _Z11atomic_xchgPU3AS1Vdd, _Z11atomic_xchgPU3AS3Vdd ]"). One program holds both kernels,
-    // so both fail. Fix in codegen: emit f64 atomic stores as i64 atomic stores of the bits.
-    {"opencl", "[Intel", "spirv", "AtomicsGlobal",
-     "Intel CPU runtime 2026.2 (SPIR-V): no atomic_xchg(double) for OpAtomicStore on f64"},
-    {"opencl", "[Intel", "spirv", "AtomicsLocal",
-     "Intel CPU runtime 2026.2 (SPIR-V): no atomic_xchg(double) for OpAtomicStore on f64 "
-     "(same program as atomics_global)"},
-};
+// Each entry: backend, device-name substring ("[Vendor" matches the vendor), input format ("" =
+// any), test name, reason. A listed test that passes fails the run, so fixed gaps get removed.
+//
+// Empty today. The last entries (Intel's CPU runtime 2026.2 could not link SPIR-V
+// OpAtomicStore on f64: it lowers it to atomic_xchg(double), which its builtin library lacks)
+// were removed when the SPIR-V target began storing f64 atomics as i64 bit patterns.
+const std::vector<KnownFailure> KnownFailures = {};
 
 } // namespace
 

@@ -1,0 +1,145 @@
+"""The exception classes of dpk, one per dpk status, plus the compiler's own.
+
+Every failure of a dpk C call reaches Python through one translator in the extension
+(src/ext/errors.cpp), which raises the class registered here for the call's status. Each class
+also derives from the built-in exception a Python programmer would expect (ValueError for a bad
+range, TypeError for a kernel argument of the wrong type, ...), so generic handlers keep working.
+"""
+
+from __future__ import annotations
+
+
+class DpkError(Exception):
+    """Base class of every error dpk raises on purpose."""
+
+    #: The dpk_status_t value this class stands for (None for frontend-only errors).
+    status: int | None = None
+
+
+class InvalidArgumentError(DpkError, ValueError):
+    status = -2
+
+
+class InvalidRangeError(DpkError, ValueError):
+    """A local size that does not divide the global size, or sizes over the device's limits."""
+
+    status = -3
+
+
+class NotFoundError(DpkError, LookupError):
+    status = -4
+
+
+class UnsupportedError(DpkError, NotImplementedError):
+    status = -5
+
+
+class OutOfMemoryError(DpkError, MemoryError):
+    status = -6
+
+
+class OutOfDeviceMemoryError(OutOfMemoryError):
+    status = -7
+
+
+class CompileError(DpkError):
+    """A kernel failed to compile (in the frontend, in the core or in a device compiler)."""
+
+    status = -8
+
+
+class LaunchError(DpkError):
+    status = -9
+
+
+class DeviceError(DpkError):
+    status = -10
+
+
+class PluginLoadError(DpkError):
+    status = -11
+
+
+class AbiMismatchError(PluginLoadError):
+    status = -12
+
+
+class PolicyError(DpkError, ValueError):
+    status = -13
+
+
+class ParseError(DpkError, ValueError):
+    status = -14
+
+
+class VerifyError(CompileError):
+    status = -15
+
+
+class NoDeviceError(DpkError):
+    status = -16
+
+
+class PlacementError(DpkError, ValueError):
+    """Arrays of one launch live on different devices (compute follows data)."""
+
+    status = -17
+
+
+class InvalidHandleError(DpkError, ValueError):
+    status = -18
+
+
+class KernelTypeError(DpkError, TypeError):
+    """A kernel was called with arguments it cannot take (type, count, range kind)."""
+
+
+class KernelSyntaxError(CompileError):
+    """The kernel uses Python the compiler does not support.
+
+    Attributes: ``filename``, ``lineno``, ``source_line`` (the offending line) and ``hint``
+    (what is supported instead).
+    """
+
+    def __init__(self, message, filename=None, lineno=None, source_line=None, hint=None):
+        self.message = message
+        self.filename = filename
+        self.lineno = lineno
+        self.source_line = source_line
+        self.hint = hint
+        text = message
+        if filename is not None:
+            text = f"{filename}:{lineno}: {message}"
+        if source_line:
+            text += f"\n    {source_line.strip()}"
+        if hint:
+            text += f"\n  hint: {hint}"
+        super().__init__(text)
+
+
+_BY_STATUS = {
+    cls.status: cls
+    for cls in (
+        InvalidArgumentError, InvalidRangeError, NotFoundError, UnsupportedError,
+        OutOfMemoryError, OutOfDeviceMemoryError, CompileError, LaunchError, DeviceError,
+        PluginLoadError, AbiMismatchError, PolicyError, ParseError, VerifyError, NoDeviceError,
+        PlacementError, InvalidHandleError,
+    )
+}
+_BY_STATUS[-1] = DpkError
+
+
+def error_class_for_status(status: int) -> type:
+    """The exception class raised for a dpk status (DpkError for unknown ones)."""
+    return _BY_STATUS.get(status, DpkError)
+
+
+def register_with_core(core) -> None:
+    """Hands the classes to the extension's status translator."""
+    core._set_error_classes(dict(_BY_STATUS))
+
+
+# Users see and catch these as dpk.<Name>.
+for _cls in list(_BY_STATUS.values()) + [KernelTypeError, KernelSyntaxError]:
+    _cls.__module__ = "dpk"
+del _cls

@@ -1,0 +1,230 @@
+"""dpk device arrays: memory on one dpk device, with NumPy-style shape and dtype.
+
+Arrays are C-contiguous. They follow compute-follows-data: a launch whose dpk arrays all live on
+one device runs there; arrays of different devices in one launch raise PlacementError.
+Interchange:
+  - ``asnumpy()`` / ``np.asarray(a)`` copy to the host (zero-copy for arrays on the host device,
+    which also export ``__array_interface__`` and ``__dlpack__``);
+  - ``asarray(x)`` accepts NumPy arrays and anything NumPy converts, DLPack producers on the
+    CPU (through ``numpy.from_dlpack``, zero-copy into the host), and objects with
+    ``__cuda_array_interface__`` (wrapped zero-copy when the target is a CUDA device).
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ._core_loader import core
+from ._errors import KernelTypeError, PlacementError, UnsupportedError
+from .compiler.types import supported_dtype
+from .runtime import Device, default_device, get_devices, select_device
+
+_MEM_DEVICE = 1
+
+
+def _c_strides(shape):
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= extent
+    return tuple(reversed(strides))
+
+
+def _free(ptr):
+    try:
+        core().mem_free(ptr)
+    except Exception:  # interpreter shutdown: the process frees everything anyway
+        pass
+
+
+class _HostExport:
+    """Exposes a host-device array's memory to NumPy without a copy (keeps the array alive)."""
+
+    def __init__(self, array):
+        self._array = array
+        self.__array_interface__ = {
+            "shape": array.shape, "typestr": array.dtype.str,
+            "data": (array._ptr, False), "strides": None, "version": 3,
+        }
+
+
+class Array:
+    """An n-D array (1 to 3 dimensions for kernels) in the memory of one dpk device."""
+
+    _dpk_array = True
+
+    def __init__(self, shape, dtype, device=None, *, _ptr=None, _owner=None):
+        if isinstance(shape, int):
+            shape = (shape,)
+        self._shape = tuple(int(s) for s in shape)
+        self._dtype = np.dtype(dtype)
+        if not supported_dtype(self._dtype):
+            raise KernelTypeError(f"dtype {self._dtype} is not supported by dpk arrays")
+        self._device = select_device(device) if not isinstance(device, Device) else device
+        nbytes = max(1, self.nbytes)
+        if _ptr is None:
+            _ptr = core().mem_alloc(self._device._dev, _MEM_DEVICE, nbytes)
+            self._finalizer = weakref.finalize(self, _free, _ptr)
+        self._owner = _owner
+        self._ptr = _ptr
+        strides = _c_strides(self._shape)
+        self._dpk_view = (_ptr, len(self._shape), self._shape, strides)
+        self._dpk_sig = f"D{self._dtype.str}{len(self._shape)}@{self._device._dev.handle}"
+
+    # ---- properties ---------------------------------------------------------------------------
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+    device = property(lambda self: self._device)
+    ndim = property(lambda self: len(self._shape))
+
+    @property
+    def size(self):
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    @property
+    def nbytes(self):
+        return self.size * self._dtype.itemsize
+
+    @property
+    def strides(self):
+        return tuple(s * self._dtype.itemsize for s in _c_strides(self._shape))
+
+    def __len__(self):
+        return self._shape[0]
+
+    def __repr__(self):
+        return (f"dpk.Array(shape={self._shape}, dtype={self._dtype.name}, "
+                f"device={self._device.filter_string!r})")
+
+    # ---- transfers ----------------------------------------------------------------------------
+    def _copy_from_host(self, host):
+        host = np.ascontiguousarray(host, dtype=self._dtype)
+        if host.shape != self._shape:
+            raise ValueError(f"shape {host.shape} does not match the array's {self._shape}")
+        if self.nbytes:
+            self._device.queue.copy(self._ptr, host.ctypes.data, self.nbytes,
+                                    keepalive=host).wait()
+
+    def asnumpy(self) -> np.ndarray:
+        """A NumPy copy of the data."""
+        out = np.empty(self._shape, dtype=self._dtype)
+        if self.nbytes:
+            self._device.queue.copy(out.ctypes.data, self._ptr, self.nbytes).wait()
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        data = np.asarray(_HostExport(self)) if self._device.is_host else self.asnumpy()
+        return data if dtype is None else data.astype(dtype)
+
+    @property
+    def __array_interface__(self):
+        if not self._device.is_host:
+            raise AttributeError("__array_interface__ exists for host-device arrays only; use "
+                                 "asnumpy()")
+        return _HostExport(self).__array_interface__
+
+    def __dlpack__(self, stream=None, **kwargs):
+        if not self._device.is_host:
+            raise UnsupportedError("__dlpack__ is offered for arrays on the host device only; "
+                                   "call asnumpy() first")
+        return np.asarray(_HostExport(self)).__dlpack__(**({} if stream is None
+                                                            else {"stream": stream}))
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU
+
+    def to_device(self, device) -> "Array":
+        """A copy on another device (the same array when it already lives there)."""
+        target = select_device(device)
+        if target is self._device:
+            return self
+        return asarray(self.asnumpy(), device=target)
+
+    def copy(self) -> "Array":
+        return asarray(self.asnumpy(), device=self._device)
+
+
+def _target(device):
+    return select_device(device) if device is not None else default_device()
+
+
+def _from_cuda_array_interface(obj, device, dtype):
+    cai = obj.__cuda_array_interface__
+    target = _target(device)
+    if target.backend != "cuda":
+        cuda = [d for d in get_devices() if d.backend == "cuda"]
+        if not cuda:
+            raise UnsupportedError("an object with __cuda_array_interface__ needs a CUDA device "
+                                   "in dpk; none is available")
+        staged = _from_cuda_array_interface(obj, cuda[0], dtype)
+        return staged.to_device(target)
+    shape = tuple(cai["shape"])
+    adt = np.dtype(cai["typestr"])
+    strides = cai.get("strides")
+    if strides is not None and tuple(strides) != tuple(s * adt.itemsize
+                                                       for s in _c_strides(shape)):
+        raise UnsupportedError("only C-contiguous __cuda_array_interface__ arrays are wrapped")
+    arr = Array(shape, adt, target, _ptr=int(cai["data"][0]), _owner=obj)
+    return arr if dtype is None or np.dtype(dtype) == adt else asarray(arr.asnumpy(), dtype,
+                                                                      target)
+
+
+def asarray(obj, dtype=None, device=None) -> Array:
+    """``obj`` as a dpk array on ``device`` (a filter string or Device; default: the policy's
+    choice, or obj's own device for a dpk array)."""
+    if isinstance(obj, Array):
+        if device is None or select_device(device) is obj.device:
+            if dtype is None or np.dtype(dtype) == obj.dtype:
+                return obj
+            return asarray(obj.asnumpy().astype(dtype), device=obj.device)
+        moved = obj.to_device(device)
+        return moved if dtype is None else asarray(moved, dtype)
+    if hasattr(obj, "__cuda_array_interface__") and not isinstance(obj, np.ndarray):
+        return _from_cuda_array_interface(obj, device, dtype)
+    if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
+        try:
+            obj = np.from_dlpack(obj)
+        except (RuntimeError, BufferError, TypeError) as exc:
+            raise UnsupportedError(f"cannot import this DLPack producer on the host: {exc}") \
+                from None
+    host = np.ascontiguousarray(np.asarray(obj, dtype=dtype))
+    if host.ndim == 0:
+        host = host.reshape(1)
+    arr = Array(host.shape, host.dtype, _target(device))
+    arr._copy_from_host(host)
+    return arr
+
+
+def empty(shape, dtype=np.float64, device=None) -> Array:
+    return Array(shape, dtype, _target(device))
+
+
+def zeros(shape, dtype=np.float64, device=None) -> Array:
+    arr = Array(shape, dtype, _target(device))
+    if arr.nbytes:
+        arr.device.queue.fill(arr._ptr, b"\0", arr.nbytes).wait()
+    return arr
+
+
+def ones(shape, dtype=np.float64, device=None) -> Array:
+    arr = Array(shape, dtype, _target(device))
+    arr._copy_from_host(np.ones(arr.shape, dtype=arr.dtype))
+    return arr
+
+
+def devices_of(args):
+    """The distinct devices of the dpk arrays among ``args``; raises PlacementError if > 1."""
+    found = []
+    for a in args:
+        if isinstance(a, Array) and a.device not in found:
+            found.append(a.device)
+    if len(found) > 1:
+        names = ", ".join(d.filter_string for d in found)
+        raise PlacementError(f"the arrays of one launch live on different devices ({names}); "
+                             "move them to one device with .to_device()")
+    return found

@@ -1,0 +1,44 @@
+// common.h - what every binding file of dpk._core shares: the status-to-exception path.
+//
+// C++ code of the extension throws StatusError (a dpk status and a message); one translator in
+// errors.cpp turns it into the Python class registered for that status (dpk.DpkError and its
+// subclasses, defined in dpk/_errors.py and handed over at import time).
+#ifndef DPK_PY_COMMON_H
+#define DPK_PY_COMMON_H
+
+#include <nanobind/nanobind.h>
+
+#include "dpk/dpk_types.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace dpk::py {
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+/// A failed dpk call (or a check of the extension) on its way to Python.
+class StatusError : public std::runtime_error {
+public:
+  StatusError(dpk_status_t status, const std::string &message)
+      : std::runtime_error(message), status_(status) {}
+  dpk_status_t status() const { return status_; }
+
+private:
+  dpk_status_t status_;
+};
+
+#ifdef DPK_HAVE_RUNTIME
+/// Throws StatusError carrying dpk_last_error() when `status` is a failure.
+void check(dpk_status_t status, const char *what);
+#endif
+
+void initErrors(nb::module_ &m);
+void initIr(nb::module_ &m);
+void initRuntime(nb::module_ &m);
+void initLaunch(nb::module_ &m);
+
+} // namespace dpk::py
+
+#endif // DPK_PY_COMMON_H

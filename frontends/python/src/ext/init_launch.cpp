@@ -1,0 +1,395 @@
+// init_launch.cpp - the launch fast path: dpk._core.Launcher.
+//
+// One Launcher belongs to one Python kernel. call() computes a short signature key from the
+// launch range and the arguments (kind, dtype and rank of each array, device of each dpk array,
+// kind of each scalar), finds the plan for that key, packs the arguments and launches. Only a
+// miss calls back into Python (which compiles, picks the device and returns a plan), so a warm
+// call does a dictionary lookup, one buffer query per NumPy array and one dpk_enqueue_launch.
+//
+// A plan is either direct (kernel, queue and how to pack each argument: NumPy arrays go to the
+// host device zero-copy as DPK_ARG_VIEW) or a Python callable that handles the launch itself
+// (devices that need the NumPy arrays copied to and from them).
+#include "handles.h"
+
+#include <nanobind/stl/string.h>
+
+#include <array>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace dpk::py {
+
+namespace {
+
+constexpr size_t MaxArgs = 64;
+
+struct Plan {
+  nb::object kernelObj; // Kernel
+  nb::object queueObj;  // Queue
+  dpk_kernel_t kernel = nullptr;
+  dpk_queue_t queue = nullptr;
+  std::string kinds;    // one char per Python argument (see packArgument)
+  nb::object slow;      // when set: slow(range, args, deps, is_async) does the launch
+};
+
+// Types registered by dpk at import: Range (a tuple subclass) and NdRange.
+PyObject *ndRangeType = nullptr;
+
+bool isBufferLike(PyObject *o) {
+  return PyObject_CheckBuffer(o) && !PyBytes_Check(o) && !PyByteArray_Check(o);
+}
+
+/// Format character of a native-endian buffer element, or 0 for unsupported formats.
+char formatChar(const char *format) {
+  if (!format)
+    return 'B';
+  if (*format == '@' || *format == '=' || *format == '<')
+    ++format;
+  if (format[0] == 0 || format[1] != 0)
+    return 0;
+  switch (format[0]) {
+  case '?': case 'b': case 'B': case 'h': case 'H': case 'i': case 'I': case 'l': case 'L':
+  case 'q': case 'Q': case 'e': case 'f': case 'd':
+    return format[0];
+  }
+  return 0;
+}
+
+bool readExtents(PyObject *seq, dpk_launch_config_t &cfg, bool local) {
+  if (!PyTuple_Check(seq))
+    return false;
+  Py_ssize_t n = PyTuple_Size(seq);
+  if (n < 1 || n > 3 || (local && (uint32_t)n != cfg.dims))
+    return false;
+  cfg.dims = (uint32_t)n;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    unsigned long long v = PyLong_AsUnsignedLongLong(PyTuple_GetItem(seq, i));
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    (local ? cfg.local_size : cfg.global_size)[i] = v;
+  }
+  return true;
+}
+
+/// Fills cfg from a Range or NdRange and appends 'R<d>' or 'N<d>' to key.
+bool readRange(PyObject *range, dpk_launch_config_t &cfg, std::string &key) {
+  std::memset(&cfg, 0, sizeof(cfg));
+  if (PyTuple_Check(range)) {
+    if (!readExtents(range, cfg, false))
+      return false;
+    key.push_back('R');
+  } else if (ndRangeType && PyObject_TypeCheck(range, (PyTypeObject *)ndRangeType)) {
+    nb::object g = nb::steal(PyObject_GetAttrString(range, "_global_range"));
+    nb::object l = nb::steal(PyObject_GetAttrString(range, "_local_range"));
+    if (!g.is_valid() || !l.is_valid()) {
+      PyErr_Clear();
+      return false;
+    }
+    if (!readExtents(g.ptr(), cfg, false) || !readExtents(l.ptr(), cfg, true))
+      return false;
+    key.push_back('N');
+  } else {
+    return false;
+  }
+  key.push_back((char)('0' + cfg.dims));
+  return true;
+}
+
+/// Per-call storage for packed arguments.
+struct Packed {
+  std::array<dpk_arg_t, MaxArgs> args;
+  std::array<dpk_view_arg_t, MaxArgs> views;
+  std::array<std::array<unsigned char, 16>, MaxArgs> scalars;
+  std::vector<Py_buffer> buffers;
+  uint32_t count = 0;
+  ~Packed() {
+    for (Py_buffer &b : buffers)
+      PyBuffer_Release(&b);
+  }
+};
+
+/// Appends the signature of argument `o` to key; false when the argument is of a kind the fast
+/// path does not know (the Python side then decides, usually with a KernelTypeError).
+bool signatureOf(PyObject *o, std::string &key, Py_buffer *view, bool &haveView) {
+  haveView = false;
+  if (PyBool_Check(o)) {
+    key.push_back('b');
+    return true;
+  }
+  if (PyLong_CheckExact(o)) {
+    key.push_back('i');
+    return true;
+  }
+  if (PyFloat_CheckExact(o)) {
+    key.push_back('f');
+    return true;
+  }
+  if (isBufferLike(o)) {
+    if (PyObject_GetBuffer(o, view, PyBUF_RECORDS_RO) != 0) {
+      PyErr_Clear();
+      return false;
+    }
+    haveView = true;
+    char f = formatChar(view->format);
+    if (!f || view->ndim > 3)
+      return false;
+    key.push_back(view->ndim == 0 ? 'S' : 'A');
+    key.push_back(f);
+    key.push_back((char)('0' + view->ndim));
+    return true;
+  }
+  // dpk device arrays and LocalAccessors describe themselves.
+  PyObject *sig = PyObject_GetAttrString(o, "_dpk_sig");
+  if (!sig) {
+    PyErr_Clear();
+    return false;
+  }
+  Py_ssize_t len = 0;
+  const char *text = PyUnicode_AsUTF8AndSize(sig, &len);
+  if (!text) {
+    PyErr_Clear();
+    Py_DECREF(sig);
+    return false;
+  }
+  key.push_back('O');
+  key.append(text, (size_t)len);
+  key.push_back(';');
+  Py_DECREF(sig);
+  return true;
+}
+
+class Launcher {
+public:
+  explicit Launcher(nb::object miss) : miss_(std::move(miss)) {}
+
+  nb::object call(nb::handle range, nb::tuple args, nb::handle deps, bool isAsync,
+                  bool dryRun = false);
+
+  size_t planCount() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return plans_.size();
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    plans_.clear();
+  }
+
+private:
+  std::shared_ptr<Plan> planFor(const std::string &key, nb::handle range, nb::tuple args);
+
+  nb::object miss_; // miss(range, args) -> (kernel, queue, kinds) or ("slow", callable)
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<Plan>> plans_;
+};
+
+std::shared_ptr<Plan> Launcher::planFor(const std::string &key, nb::handle range,
+                                        nb::tuple args) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = plans_.find(key);
+    if (it != plans_.end())
+      return it->second;
+  }
+  // miss_ is a weak reference to the dispatcher's handler: the dispatcher owns this Launcher,
+  // and a strong reference back would be a cycle the garbage collector cannot see.
+  nb::object handler = miss_();
+  if (handler.is_none())
+    throw StatusError(DPK_ERROR_INVALID_HANDLE, "the kernel of this launcher no longer exists");
+  nb::object result = handler(range, args);
+  auto plan = std::make_shared<Plan>();
+  nb::tuple t = nb::cast<nb::tuple>(result);
+  if (nb::isinstance<nb::str>(t[0])) {
+    plan->slow = t[1];
+  } else {
+    plan->kernelObj = t[0];
+    plan->queueObj = t[1];
+    plan->kernel = nb::cast<Kernel &>(t[0]).handle;
+    plan->queue = nb::cast<Queue &>(t[1]).handle;
+    plan->kinds = nb::cast<std::string>(t[2]);
+  }
+  if (!key.empty()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    plans_.emplace(key, plan);
+  }
+  return plan;
+}
+
+void packView(Packed &p, void *data, int ndim, const Py_ssize_t *shape, const Py_ssize_t *strides,
+              Py_ssize_t itemsize, size_t argIndex) {
+  dpk_view_arg_t &v = p.views[p.count];
+  v.data = data;
+  v.ndim = (uint32_t)ndim;
+  for (int d = 0; d < ndim; ++d) {
+    v.shape[d] = shape[d];
+    Py_ssize_t s = strides ? strides[d] : 0;
+    if (!strides) { // C-contiguous buffer without strides
+      s = 1;
+      for (int e = d + 1; e < ndim; ++e)
+        s *= shape[e];
+      s *= itemsize;
+    }
+    if (s % itemsize != 0)
+      throw StatusError(DPK_ERROR_INVALID_ARGUMENT,
+                        "argument " + std::to_string(argIndex) +
+                            ": array strides are not a multiple of its element size");
+    v.strides[d] = s / itemsize;
+  }
+  p.args[p.count] = {DPK_ARG_VIEW, sizeof(dpk_view_arg_t), &v};
+  ++p.count;
+}
+
+void packScalar(Packed &p, const void *bytes, size_t size) {
+  std::memcpy(p.scalars[p.count].data(), bytes, size);
+  p.args[p.count] = {DPK_ARG_SCALAR, size, p.scalars[p.count].data()};
+  ++p.count;
+}
+
+nb::object Launcher::call(nb::handle range, nb::tuple args, nb::handle deps, bool isAsync,
+                          bool dryRun) {
+  size_t n = args.size();
+  if (n > MaxArgs)
+    throw StatusError(DPK_ERROR_INVALID_ARGUMENT, "too many kernel arguments (at most 64)");
+  Packed packed;
+  packed.buffers.reserve(n);
+  std::string key;
+  key.reserve(8 + 4 * n);
+  dpk_launch_config_t cfg;
+  bool known = readRange(range.ptr(), cfg, key);
+  std::vector<char> hasBuffer(n, 0);
+  for (size_t i = 0; known && i < n; ++i) {
+    Py_buffer view;
+    bool haveView = false;
+    known = signatureOf(args[i].ptr(), key, &view, haveView);
+    if (haveView) {
+      packed.buffers.push_back(view);
+      hasBuffer[i] = 1;
+    }
+  }
+  std::shared_ptr<Plan> plan = planFor(known ? key : std::string(), range, args);
+  if (plan->slow.is_valid())
+    return dryRun ? nb::none() : plan->slow(range, args, deps, isAsync);
+  if (!known) // the miss handler accepted arguments the fast path cannot read
+    throw StatusError(DPK_ERROR_INVALID_ARGUMENT, "internal: unkeyed direct launch plan");
+
+  size_t bufferIndex = 0;
+  for (size_t i = 0; i < n; ++i) {
+    PyObject *o = args[i].ptr();
+    char kind = plan->kinds[i];
+    Py_buffer *view = hasBuffer[i] ? &packed.buffers[bufferIndex++] : nullptr;
+    switch (kind) {
+    case 'V':
+      packView(packed, view->buf, view->ndim, view->shape, view->strides, view->itemsize, i);
+      break;
+    case 'S':
+      packScalar(packed, view->buf, (size_t)view->itemsize);
+      break;
+    case 'i': {
+      long long v = PyLong_AsLongLong(o);
+      if (v == -1 && PyErr_Occurred())
+        throw nb::python_error();
+      int64_t x = v;
+      packScalar(packed, &x, sizeof(x));
+      break;
+    }
+    case 'f': {
+      double x = PyFloat_AsDouble(o);
+      packScalar(packed, &x, sizeof(x));
+      break;
+    }
+    case 'b': {
+      unsigned char x = (o == Py_True) ? 1 : 0;
+      packScalar(packed, &x, 1);
+      break;
+    }
+    case 'D': {
+      // dpk device array: _dpk_view = (ptr, ndim, shape tuple, strides tuple in elements)
+      nb::object desc = nb::steal(PyObject_GetAttrString(o, "_dpk_view"));
+      if (!desc.is_valid())
+        throw nb::python_error();
+      nb::tuple t = nb::cast<nb::tuple>(desc);
+      dpk_view_arg_t &v = packed.views[packed.count];
+      v.data = (void *)nb::cast<uintptr_t>(t[0]);
+      v.ndim = nb::cast<uint32_t>(t[1]);
+      nb::tuple shape = nb::cast<nb::tuple>(t[2]), strides = nb::cast<nb::tuple>(t[3]);
+      for (uint32_t d = 0; d < v.ndim; ++d) {
+        v.shape[d] = nb::cast<int64_t>(shape[d]);
+        v.strides[d] = nb::cast<int64_t>(strides[d]);
+      }
+      packed.args[packed.count] = {DPK_ARG_VIEW, sizeof(dpk_view_arg_t), &v};
+      ++packed.count;
+      break;
+    }
+    case '-': // compile-time argument (a LocalAccessor): nothing to pass
+      break;
+    default:
+      throw StatusError(DPK_ERROR_INVALID_ARGUMENT, "internal: bad argument kind in launch plan");
+    }
+  }
+
+  std::vector<dpk_event_t> depHandles;
+  if (!deps.is_none())
+    for (nb::handle d : deps)
+      depHandles.push_back(nb::cast<Event &>(d).handle);
+
+  if (dryRun) // benchmarks: everything but the launch itself
+    return nb::none();
+  dpk_event_t event = nullptr;
+  dpk_status_t status;
+  {
+    nb::gil_scoped_release release;
+    status = dpk_enqueue_launch(&event, plan->queue, plan->kernel, &cfg, packed.count,
+                                packed.args.data(), (uint32_t)depHandles.size(),
+                                depHandles.data());
+    if (status == DPK_SUCCESS && !isAsync)
+      status = dpk_event_wait(1, &event);
+  }
+  if (status != DPK_SUCCESS) {
+    std::string message = dpk_last_error();
+    if (event)
+      dpk_event_release(event);
+    throw StatusError(status, message.empty() ? "kernel launch failed" : message);
+  }
+  if (!isAsync) {
+    dpk_event_release(event);
+    return nb::none();
+  }
+  // The arguments stay alive (and the arrays' memory valid) until the command completed.
+  return nb::cast(new Event(event, args), nb::rv_policy::take_ownership);
+}
+
+} // namespace
+
+void initLaunch(nb::module_ &m) {
+  m.def(
+      "set_launch_types", [](nb::handle ndRange) {
+        Py_XINCREF(ndRange.ptr());
+        ndRangeType = ndRange.ptr();
+      },
+      "nd_range"_a, "Registers dpk's NdRange class with the launch fast path.");
+  nb::class_<Launcher>(m, "Launcher", "The per-kernel launch fast path (plans per signature).")
+      .def(nb::init<nb::object>(), "miss"_a)
+      .def(
+          "call",
+          [](Launcher &l, nb::handle range, nb::tuple args, nb::handle deps, bool isAsync) {
+            return l.call(range, args, deps, isAsync);
+          },
+          "range"_a, "args"_a, "deps"_a.none(), "is_async"_a,
+           "Launches; returns None (waited) or an Event (is_async).")
+      .def(
+          "pack_only",
+          [](Launcher &l, nb::handle range, nb::tuple args) {
+            return l.call(range, args, nb::none(), false, true);
+          },
+          "range"_a, "args"_a,
+          "Does a call's lookup and packing without launching (measures the frontend's share).")
+      .def_prop_ro("plan_count", &Launcher::planCount)
+      .def("clear", &Launcher::clear);
+}
+
+} // namespace dpk::py

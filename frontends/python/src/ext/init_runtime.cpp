@@ -1,0 +1,260 @@
+// init_runtime.cpp - binds the C API's devices, queues, memory, programs, kernels and events.
+//
+// Bindings only adapt types: every status goes through check() (errors.cpp), and calls that can
+// block (waits, copies, program creation) release the GIL.
+#include "handles.h"
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <mutex>
+#include <vector>
+
+namespace dpk::py {
+
+Device::Device(dpk_device_t h) : handle(h) {
+  info.struct_size = sizeof(info);
+  check(dpk_device_get_info(&info, handle), "dpk_device_get_info");
+}
+
+Event::~Event() {
+  if (!handle)
+    return;
+  // An async launch's arrays must outlive the command that reads them: wait before letting go.
+  if (keepalive.is_valid() && !keepalive.is_none()) {
+    nb::gil_scoped_release release;
+    (void)dpk_event_wait(1, &handle);
+  }
+  dpk_event_release(handle);
+}
+
+void Event::wait() {
+  dpk_status_t status;
+  {
+    nb::gil_scoped_release release;
+    status = dpk_event_wait(1, &handle);
+  }
+  check(status, "dpk_event_wait");
+}
+
+namespace {
+
+std::vector<dpk_event_t> eventHandles(nb::handle deps) {
+  std::vector<dpk_event_t> out;
+  if (deps.is_none())
+    return out;
+  for (nb::handle d : deps)
+    out.push_back(nb::cast<Event &>(d).handle);
+  return out;
+}
+
+// The Python callable that receives diagnostics records, if any.
+std::mutex diagMutex;
+nb::object *diagCallback = nullptr;
+
+void diagnosticsTrampoline(int level, const char *json, void *) {
+  nb::gil_scoped_acquire acquire;
+  nb::object callback;
+  {
+    std::lock_guard<std::mutex> lock(diagMutex);
+    if (!diagCallback)
+      return;
+    callback = *diagCallback;
+  }
+  try {
+    callback(level, json);
+  } catch (nb::python_error &e) {
+    e.discard_as_unraisable("dpk diagnostics callback");
+  }
+}
+
+} // namespace
+
+void initRuntime(nb::module_ &m) {
+  m.def("init", []() { check(dpk_init(), "dpk_init"); }, "Initializes the runtime now.");
+  m.def("last_error", []() { return std::string(dpk_last_error()); });
+  m.def("status_name", [](int s) { return std::string(dpk_status_name((dpk_status_t)s)); });
+
+  nb::class_<Device>(m, "Device", "A dpk device (reference-counted handle).")
+      .def_prop_ro("handle", [](Device &d) { return (uintptr_t)d.handle; })
+      .def_prop_ro("backend", [](Device &d) { return std::string(d.info.backend); })
+      .def_prop_ro("name", [](Device &d) { return std::string(d.info.name); })
+      .def_prop_ro("vendor", [](Device &d) { return std::string(d.info.vendor); })
+      .def_prop_ro("driver_version", [](Device &d) { return std::string(d.info.driver_version); })
+      .def_prop_ro("filter_string", [](Device &d) { return std::string(d.info.filter_string); })
+      .def_prop_ro("device_type", [](Device &d) { return (int)d.info.type; })
+      .def_prop_ro("compute_units", [](Device &d) { return d.info.compute_units; })
+      .def_prop_ro("global_mem_size", [](Device &d) { return d.info.global_mem_size; })
+      .def_prop_ro("local_mem_size", [](Device &d) { return d.info.local_mem_size; })
+      .def_prop_ro("max_work_group_size", [](Device &d) { return d.info.max_work_group_size; })
+      .def_prop_ro("max_work_item_sizes",
+                   [](Device &d) {
+                     return std::vector<uint64_t>(d.info.max_work_item_sizes,
+                                                  d.info.max_work_item_sizes + 3);
+                   })
+      .def_prop_ro("formats", [](Device &d) { return d.info.formats; })
+      .def_prop_ro("aspects", [](Device &d) { return d.info.aspects; });
+
+  m.def("device_count", []() {
+    uint32_t n = 0;
+    check(dpk_device_count(&n), "dpk_device_count");
+    return n;
+  });
+  m.def(
+      "get_device",
+      [](uint32_t index) {
+        dpk_device_t h = nullptr;
+        check(dpk_device_get(&h, index), "dpk_device_get");
+        return new Device(h);
+      },
+      "index"_a, nb::rv_policy::take_ownership);
+  m.def(
+      "select_device",
+      [](const std::string &filter) {
+        dpk_device_t h = nullptr;
+        dpk_status_t status;
+        {
+          nb::gil_scoped_release release;
+          status = dpk_device_select(&h, filter.empty() ? nullptr : filter.c_str());
+        }
+        check(status, "dpk_device_select");
+        return new Device(h);
+      },
+      "filter"_a, nb::rv_policy::take_ownership,
+      "The best device for a dpctl-style filter string (\"\" = the policy's default).");
+
+  nb::class_<Queue>(m, "Queue", "An in-order command queue of one device.")
+      .def(
+          "__init__",
+          [](Queue *self, nb::object device, uint32_t flags) {
+            dpk_queue_t h = nullptr;
+            check(dpk_queue_create(&h, nb::cast<Device &>(device).handle, flags),
+                  "dpk_queue_create");
+            new (self) Queue(h, device);
+          },
+          "device"_a, "flags"_a = 0)
+      .def_ro("device", &Queue::device)
+      .def(
+          "wait",
+          [](Queue &q) {
+            dpk_status_t status;
+            {
+              nb::gil_scoped_release release;
+              status = dpk_queue_wait(q.handle);
+            }
+            check(status, "dpk_queue_wait");
+          },
+          "Waits for every command submitted so far.")
+      .def(
+          "copy",
+          [](Queue &q, uintptr_t dst, uintptr_t src, size_t bytes, nb::handle deps,
+             nb::object keepalive) {
+            auto depHandles = eventHandles(deps);
+            dpk_event_t ev = nullptr;
+            dpk_status_t status;
+            {
+              nb::gil_scoped_release release;
+              status = dpk_enqueue_copy(&ev, q.handle, (void *)dst, (const void *)src, bytes,
+                                        (uint32_t)depHandles.size(), depHandles.data());
+            }
+            check(status, "dpk_enqueue_copy");
+            return new Event(ev, keepalive);
+          },
+          "dst"_a, "src"_a, "bytes"_a, "deps"_a = nb::none(), "keepalive"_a = nb::none(),
+          nb::rv_policy::take_ownership, "Enqueues a copy of `bytes` between addresses.")
+      .def(
+          "fill",
+          [](Queue &q, uintptr_t dst, nb::bytes pattern, size_t bytes, nb::handle deps) {
+            auto depHandles = eventHandles(deps);
+            dpk_event_t ev = nullptr;
+            check(dpk_enqueue_fill(&ev, q.handle, (void *)dst, pattern.c_str(), pattern.size(),
+                                   bytes, (uint32_t)depHandles.size(), depHandles.data()),
+                  "dpk_enqueue_fill");
+            return new Event(ev, nb::none());
+          },
+          "dst"_a, "pattern"_a, "bytes"_a, "deps"_a = nb::none(), nb::rv_policy::take_ownership);
+
+  nb::class_<Event>(m, "Event", "A command's completion; wait() raises the command's error.")
+      .def("wait", &Event::wait)
+      .def("status",
+           [](Event &e) {
+             dpk_event_status_t s;
+             check(dpk_event_status(&s, e.handle), "dpk_event_status");
+             return (int)s;
+           })
+      .def("elapsed_ns", [](Event &e) {
+        uint64_t ns = 0;
+        check(dpk_event_elapsed_ns(&ns, e.handle), "dpk_event_elapsed_ns");
+        return ns;
+      });
+  m.def(
+      "wait_events",
+      [](nb::handle events) {
+        auto handles = eventHandles(events);
+        dpk_status_t status;
+        {
+          nb::gil_scoped_release release;
+          status = dpk_event_wait((uint32_t)handles.size(), handles.data());
+        }
+        check(status, "dpk_event_wait");
+      },
+      "events"_a);
+
+  m.def(
+      "mem_alloc",
+      [](Device &device, int kind, size_t size) {
+        void *p = nullptr;
+        check(dpk_mem_alloc(&p, device.handle, (dpk_mem_kind_t)kind, size), "dpk_mem_alloc");
+        return (uintptr_t)p;
+      },
+      "device"_a, "kind"_a, "size"_a);
+  m.def("mem_free", [](uintptr_t p) { check(dpk_mem_free((void *)p), "dpk_mem_free"); }, "ptr"_a);
+
+  nb::class_<Program>(m, "Program", "Kernels from dpk IR text, compiled per device on first use.")
+      .def_static(
+          "from_ir",
+          [](const std::string &text, const std::string &name) {
+            dpk_program_t h = nullptr;
+            dpk_status_t status;
+            {
+              nb::gil_scoped_release release;
+              status = dpk_program_create_from_ir(&h, text.data(), text.size(), name.c_str());
+            }
+            check(status, "dpk_program_create_from_ir");
+            return new Program(h);
+          },
+          "text"_a, "name"_a, nb::rv_policy::take_ownership);
+  nb::class_<Kernel>(m, "Kernel", "One kernel of a Program.")
+      .def(
+          "__init__",
+          [](Kernel *self, nb::object program, const std::string &name) {
+            dpk_kernel_t h = nullptr;
+            check(dpk_kernel_get(&h, nb::cast<Program &>(program).handle, name.c_str()),
+                  "dpk_kernel_get");
+            new (self) Kernel(h, program, name);
+          },
+          "program"_a, "name"_a)
+      .def_ro("name", &Kernel::name);
+
+  m.def(
+      "set_diagnostics_callback",
+      [](nb::object callback) {
+        {
+          std::lock_guard<std::mutex> lock(diagMutex);
+          if (callback.is_none()) {
+            delete diagCallback;
+            diagCallback = nullptr;
+          } else if (diagCallback) {
+            *diagCallback = callback;
+          } else {
+            diagCallback = new nb::object(callback);
+          }
+        }
+        check(dpk_diagnostics_set_callback(callback.is_none() ? nullptr : diagnosticsTrampoline,
+                                           nullptr),
+              "dpk_diagnostics_set_callback");
+      },
+      "callback"_a.none(), "Receives (level, json_text) for every diagnostics record.");
+}
+
+} // namespace dpk::py
