@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Turns dpk_bench's Google Benchmark JSON into a Markdown report and a PNG plot.
 
-usage: report.py RESULTS.json OUT_DIR
+usage: report.py RESULTS.json [MORE.json ...] OUT_DIR
+
+Several result files (say dpk_bench's and the CUDA baselines' from one session on the GPU
+machine) are merged into one table. With --benchmark_repetitions the median is used.
 
 Benchmarks are named workload/size/backend. Backends named dpk:* are dpk devices; the rest
 (tbb, opencl-raw:*, cuda-nvcc, ...) are hand-written baselines. For every dpk figure the table
@@ -36,27 +39,41 @@ def gpu_model():
         return None
 
 
-def load(path):
-    with open(path) as f:
-        data = json.load(f)
+def load(paths):
     rows = defaultdict(dict)  # (workload, size) -> backend -> entry
     errors = []
-    for b in data.get("benchmarks", []):
-        if b.get("run_type") == "aggregate":
+    context = {}
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        context = context or data.get("context", {})
+        load_benchmarks(data, rows, errors)
+    return context, rows, errors
+
+
+def load_benchmarks(data, rows, errors):
+    benchmarks = data.get("benchmarks", [])
+    has_aggregates = any(b.get("run_type") == "aggregate" for b in benchmarks)
+    for b in benchmarks:
+        if has_aggregates and b.get("aggregate_name") != "median":
             continue
-        parts = b["name"].split("/")
+        name = b["name"]
+        if has_aggregates:
+            name = name[: -len("_median")] if name.endswith("_median") else name
+        parts = [p for p in name.split("/") if not p.startswith(("min_time:", "real_time", "manual_time",
+                                                                  "repeats:", "iterations:"))]
         if len(parts) < 3:
             continue
-        workload, size, backend = parts[0], parts[1], "/".join(parts[2:]).split("/real_time")[0]
+        workload, size, backend = parts[0], parts[1], "/".join(parts[2:])
         if b.get("error_occurred"):
             errors.append((workload, size, backend, b.get("error_message", "")))
             continue
+        scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b.get("time_unit", "ns")]
         rows[(workload, size)][backend] = {
-            "ms": b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6,
+            "ms": b["real_time"] * scale,
             "gbs": b.get("bytes_per_second", 0) / 1e9,
             "gflops": b.get("flops", 0) / 1e9,
         }
-    return data.get("context", {}), rows, errors
 
 
 def is_baseline(backend):
@@ -126,12 +143,13 @@ def write_plot(ratios, out_dir):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         sys.exit(__doc__)
-    context, rows, errors = load(sys.argv[1])
-    os.makedirs(sys.argv[2], exist_ok=True)
-    md, ratios = write_markdown(context, rows, errors, sys.argv[2])
-    png = write_plot(ratios, sys.argv[2])
+    out_dir = sys.argv[-1]
+    context, rows, errors = load(sys.argv[1:-1])
+    os.makedirs(out_dir, exist_ok=True)
+    md, ratios = write_markdown(context, rows, errors, out_dir)
+    png = write_plot(ratios, out_dir)
     print(f"report: {md}")
     print(f"plot:   {png or 'not drawn (matplotlib missing)'}")
 

@@ -15,8 +15,11 @@ mkdir -p "$stage/bin" "$stage/lib/dpk/plugins" "$stage/deps" "$out"
 cp -a "$build"/lib/libdpk.so* "$stage/lib/"
 cp -a "$build"/lib/dpk/plugins/*.so "$stage/lib/dpk/plugins/"
 [ -d "$build/lib/dpk/testplugins" ] && mkdir -p "$stage/lib/dpk/testplugins" && cp -a "$build"/lib/dpk/testplugins/*.so "$stage/lib/dpk/testplugins/"
-for program in "$build"/bin/*; do
-  [ -f "$program" ] && [ -x "$program" ] && cp -a "$program" "$stage/bin/"
+# The programs the GPU runs use (DPK_PACK_PROGRAMS overrides); unit-test binaries of CPU-only
+# parts stay behind, which keeps the pack inside the device tool's 64 MiB.
+programs=${DPK_PACK_PROGRAMS:-"dpk-ls dpk-demo dpkc dpk_bench dpk_conformance_tests dpk_cuda_backend_tests dpk_cuda_baselines dpk_opencl_backend_tests"}
+for program in $programs; do
+  [ -x "$build/bin/$program" ] && cp -a "$build/bin/$program" "$stage/bin/"
 done
 [ -d "$build/python" ] && cp -aL "$build/python" "$stage/python"
 
@@ -30,6 +33,8 @@ find "$stage/bin" "$stage/lib" -type f \( -perm -u+x -o -name '*.so*' \) -print0
     [[ "$path" == "$stage"* || "$path" == "$build"* ]] && continue
     cp -L "$path" "$stage/deps/$name"
   done
+# Debug information is most of the size and is not needed to run.
+find "$stage" -type f \( -perm -u+x -o -name '*.so*' \) -exec strip --strip-debug {} + 2>/dev/null || true
 tar -C "$stage" -cf - . | xz -T2 -6 > "$out/dpk-pack.tar.xz"
 cp "$root/scripts/device-unpack.sh" "$out/"
 ls -la "$out"

@@ -115,11 +115,14 @@ void chooseMemoryStrategy(dpk_pl_device_s &device, const std::string &extensions
   bool svmFine = (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
   bool svmCoarse = (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
 
+  // Fine-grained SVM first: it is core OpenCL 2.0 and gives the same host-addressable pointers
+  // as USM, while the USM extension's implementations vary (PoCL 5.0's crashed in dpk's first
+  // conformance run on the GPU machine; Intel's runtime offers both and passes with either).
   // Coarse-grained SVM is never the default: it gives nothing over buffers that dpk uses (no
   // host access without map/unmap), and buffers are what every OpenCL driver does best.
-  device.memory = usm       ? MemoryStrategyKind::Usm
-                  : svmFine ? MemoryStrategyKind::SvmFine
-                            : MemoryStrategyKind::Buffer;
+  device.memory = svmFine ? MemoryStrategyKind::SvmFine
+                  : usm   ? MemoryStrategyKind::Usm
+                          : MemoryStrategyKind::Buffer;
   const char *forced = std::getenv("DPK_OPENCL_MEMORY");
   if (forced && *forced) {
     std::string request = forced;

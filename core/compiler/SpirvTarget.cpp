@@ -13,6 +13,7 @@
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/Transforms/Utils/Local.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -163,6 +164,21 @@ void orderBlocksForSpirv(llvm::Module &module) {
   }
 }
 
+/// LLVM 15's optimizer introduces `freeze` (for example when it pairs a division with its
+/// remainder), which SPIRV-LLVM-Translator 15 cannot translate. Worse, the translator reports
+/// that by exiting the process. Freezing only matters for poison, which the kernels' defined
+/// inputs never produce, so each freeze is replaced by its operand.
+void removeFreezeInstructions(llvm::Module &module) {
+  for (llvm::Function &fn : module)
+    for (llvm::BasicBlock &block : fn)
+      for (llvm::Instruction &inst : llvm::make_early_inc_range(block)) {
+        auto *freeze = llvm::dyn_cast<llvm::FreezeInst>(&inst);
+        if (!freeze) continue;
+        freeze->replaceAllUsesWith(freeze->getOperand(0));
+        freeze->eraseFromParent();
+      }
+}
+
 } // namespace
 
 Expected<std::vector<uint8_t>> compileSpirv(const ir::Module &module,
@@ -183,6 +199,7 @@ Expected<std::vector<uint8_t>> compileSpirv(const ir::Module &module,
   if (output != Output::Artifact) return std::vector<uint8_t>(text.begin(), text.end());
 
   orderBlocksForSpirv(llvmModule);
+  removeFreezeInstructions(llvmModule);
   SPIRV::TranslatorOpts translatorOptions(SPIRV::VersionNumber::SPIRV_1_0);
   std::ostringstream stream;
   std::string message;

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# device-run.sh - what the GPU machine runs in one call: unpack, list devices, run the demo, the
+# conformance suite on every device there, and the GPU benchmarks next to the CUDA C++ baselines.
+# Output files go to $OUT (the device tool brings them back). See docs/gpu-machine.md.
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${OUT:-/tmp/dpk-out}
+mkdir -p "$out"
+eval "$("$here/.devcarry/pack/device-unpack.sh")"
+export NCCL_NVLS_ENABLE=0
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+dpk-ls > "$out/dpk-ls.txt" 2>&1; cat "$out/dpk-ls.txt"
+DPK_DIAGNOSTICS=2 dpk-ls --explain 'level_zero:gpu' > "$out/explain-level-zero.txt" 2>&1
+dpk-demo 2>&1 | tee "$out/demo.txt"
+dpk_conformance_tests 2>&1 > "$out/conformance.txt"; echo "conformance exit $?"
+grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests ran|FAILED  \]' "$out/conformance.txt" | tail -15
+if [ "${DPK_DEVICE_BENCH:-1}" = 1 ]; then
+  dpk_bench --workloads='^(triad|vector_add|pairwise_distance|tiled_matmul|black_scholes|nbody|empty_kernel)$' \
+    --backends='cuda|opencl:gpu|NVIDIA' --benchmark_filter='n=32M|n=4096|n=1024|n=4M|n=16K|empty' \
+    --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/gpu-dpk.json" --benchmark_out_format=json > "$out/gpu-dpk.txt" 2>&1
+  dpk_cuda_baselines --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/gpu-cuda.json" --benchmark_out_format=json > "$out/gpu-cuda.txt" 2>&1
+  grep -E 'median' "$out/gpu-dpk.txt" "$out/gpu-cuda.txt" | sed 's/^.*\.txt://' | cut -c1-150
+fi
