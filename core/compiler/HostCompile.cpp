@@ -30,6 +30,9 @@ Expected<std::unique_ptr<llvm::TargetMachine>> hostMachine(const CompileOptions 
     }
   }
   llvm::TargetOptions targetOptions;
+  // Contract a * b + c into FMA, as OpenCL C (FP_CONTRACT on), CUDA and GCC's default
+  // -ffp-contract=fast do: one rounding instead of two, one instruction instead of two.
+  targetOptions.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   auto level = options.optLevel >= 3   ? llvm::CodeGenOpt::Aggressive
                : options.optLevel >= 1 ? llvm::CodeGenOpt::Default
                                        : llvm::CodeGenOpt::None;

@@ -235,12 +235,28 @@ Value *FunctionLowering::viewElementAddress(const ir::Op &op) {
   const ir::Value *view = op.operands[0];
   const LoweredValue &v = lookupView(view);
   unsigned rank = view->type.rank;
+  llvm::Type *element = memoryType(view->type.scalar);
+  if (target_.splitViewAddress && rank > 1) {
+    // base = ptr + (sum over leading dims) bytes; the element GEP adds index[last] * stride.
+    // The byte offset's step is `size * stride`, which the vectorizer's stride speculation does
+    // not recognise, so it only ever speculates on the last stride (C-order views: 1).
+    Value *leading = nullptr;
+    for (unsigned d = 0; d + 1 < rank; ++d) {
+      Value *term = builder_.CreateMul(lookup(op.operands[1 + d]), v.strides[d]);
+      leading = leading ? builder_.CreateAdd(leading, term) : term;
+    }
+    uint64_t size = llvmModule().getDataLayout().getTypeAllocSize(element);
+    Value *bytes = builder_.CreateMul(leading, builder_.getInt64(size));
+    Value *base = builder_.CreateInBoundsGEP(builder_.getInt8Ty(), v.viewPtr, bytes);
+    Value *last = builder_.CreateMul(lookup(op.operands[rank]), v.strides[rank - 1]);
+    return builder_.CreateInBoundsGEP(element, base, last);
+  }
   Value *offset = nullptr;
   for (unsigned d = 0; d < rank; ++d) {
     Value *term = builder_.CreateMul(lookup(op.operands[1 + d]), v.strides[d]);
     offset = offset ? builder_.CreateAdd(offset, term) : term;
   }
-  return builder_.CreateInBoundsGEP(memoryType(view->type.scalar), v.viewPtr, offset);
+  return builder_.CreateInBoundsGEP(element, v.viewPtr, offset);
 }
 
 Value *FunctionLowering::loadElement(Value *address, const ir::Value *pointer,
@@ -484,8 +500,7 @@ Error FunctionLowering::emitOp(const ir::Op &op) {
   case ir::OpKind::Return: {
     if (frames_.empty()) return emitKernelReturn(op);
     const CallFrame &frame = frames_.back();
-    if (frame.resultSlot && !op.operands.empty())
-      builder_.CreateStore(lookup(op.operands[0]), frame.resultSlot);
+    if (frame.resultSlot && !op.operands.empty()) storeCallResult(frame.resultSlot, op.operands[0]);
     builder_.CreateBr(frame.exit);
     return Error::success();
   }
@@ -595,8 +610,7 @@ Error FunctionLowering::emitCall(const ir::Op &op) {
 
   llvm::BasicBlock *exitBB = llvm::BasicBlock::Create(context(), "call.exit", function_);
   llvm::AllocaInst *slot = nullptr;
-  if (op.result && !callee->returnType.isVoid())
-    slot = entryAlloca(valueType(callee->returnType), nullptr, "call.result");
+  if (op.result && !callee->returnType.isVoid()) slot = createCallResultSlot(op, *callee);
   frames_.push_back({exitBB, slot, loops_.size(), callee, groupContext_});
   const ir::Function *caller = current_;
   current_ = callee;
@@ -606,8 +620,21 @@ Error FunctionLowering::emitCall(const ir::Op &op) {
   if (e) return e;
   if (!blockTerminated()) builder_.CreateBr(exitBB);
   builder_.SetInsertPoint(exitBB);
-  if (slot) define(op.result, builder_.CreateLoad(slot->getAllocatedType(), slot));
+  if (slot) defineCallResult(op, slot);
   return Error::success();
+}
+
+llvm::AllocaInst *FunctionLowering::createCallResultSlot(const ir::Op &,
+                                                         const ir::Function &callee) {
+  return entryAlloca(valueType(callee.returnType), nullptr, "call.result");
+}
+
+void FunctionLowering::storeCallResult(llvm::AllocaInst *slot, const ir::Value *value) {
+  builder_.CreateStore(lookup(value), slot);
+}
+
+void FunctionLowering::defineCallResult(const ir::Op &call, llvm::AllocaInst *slot) {
+  define(call.result, builder_.CreateLoad(slot->getAllocatedType(), slot));
 }
 
 // ---- math ---------------------------------------------------------------------------------

@@ -53,6 +53,11 @@ struct TargetInfo {
   bool floatAtomicLoadStoreAsInteger = false;
   /// Builtin calls use the spir_func calling convention (SPIR-V).
   bool spirCallingConvention = false;
+  /// View addresses put the leading dimensions' offset into a byte GEP and only the last
+  /// dimension's index in an element GEP (host): LLVM's loop vectorizer then versions loops
+  /// on `last stride == 1` only, never on a leading stride (pairwise distance's x[j, k] has
+  /// stride d in j; a `d == 1` version is never taken and the scalar fallback runs).
+  bool splitViewAddress = false;
 };
 
 /// Launch dimensionality the kernels of `module` are compiled for: options.dims, or one more
@@ -129,6 +134,12 @@ protected:
   virtual Error finishKernel();
   /// Lowered view pieces of a view value.
   virtual const LoweredValue &lookupView(const ir::Value *value);
+  /// Where an inlined callee's `return v` puts v (the default: one alloca), how it stores it,
+  /// and how the call's result is read back. The host keeps one slot per work-item for calls
+  /// run once per group (callees with barriers).
+  virtual llvm::AllocaInst *createCallResultSlot(const ir::Op &call, const ir::Function &callee);
+  virtual void storeCallResult(llvm::AllocaInst *slot, const ir::Value *value);
+  virtual void defineCallResult(const ir::Op &call, llvm::AllocaInst *slot);
 
   // ---- the shared walk --------------------------------------------------------------------
   Error emitOp(const ir::Op &op);

@@ -1,4 +1,5 @@
 // Optimize.cpp - LLVM's optimization pipeline and code generation, shared by every target.
+#include "compiler/ScalarizeGathers.h"
 #include "compiler/Targets.h"
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
@@ -10,6 +11,8 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
 
 #include <fstream>
 #include <mutex>
@@ -66,6 +69,15 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine, int optL
   case 2: level = llvm::OptimizationLevel::O2; break;
   default: break;
   }
+  if (vectorize && machine && hasSlowGathers(*machine))
+    builder.registerOptimizerLastEPCallback(
+        [](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) {
+          llvm::FunctionPassManager fpm;
+          fpm.addPass(ScalarizeGathersPass());
+          fpm.addPass(llvm::InstCombinePass()); // scalar lane addresses instead of extracts
+          fpm.addPass(llvm::EarlyCSEPass());
+          mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+        });
   llvm::ModulePassManager passes = optLevel == 0
                                        ? builder.buildO0DefaultPipeline(level)
                                        : builder.buildPerModuleDefaultPipeline(level);

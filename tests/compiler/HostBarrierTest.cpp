@@ -77,6 +77,17 @@ TEST_P(HostBarriers, BarrierInDeviceFunction) {
   for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(out[i], int64_t(i / L * L + (L - 1 - i % L))) << i;
 }
 
+TEST_P(HostBarriers, BarrierFunctionReturnsPerItemValue) {
+  // Regression: the result of a call to a function with a barrier was work-item 0's for all.
+  const uint64_t L = 64, n = 256;
+  auto k = compile({L, 0, 0}, 1);
+  std::vector<int64_t> out(n, -1);
+  void *pout = out.data();
+  runGroups(k.lookup("barrier_func_value"), 1, {n, 1, 1}, {L, 1, 1}, {&pout});
+  for (uint64_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], int64_t(i / L * L + (L - 1 - i % L)) * 2 + int64_t(i % L)) << i;
+}
+
 TEST_P(HostBarriers, UniformReturnBeforeBarrier) {
   const uint64_t L = 32, n = 128;
   auto k = compile({L, 0, 0}, 1);

@@ -100,6 +100,34 @@ TEST_P(HostCorpus, PairwiseDistance) {
   }
 }
 
+TEST_P(HostCorpus, PairwiseDistanceColumnMajorViews) {
+  // x and dist in column-major order (strides {1, n}): the leading stride is the unit one and
+  // the last one is not, so the vectorized work-item loop takes the paths the row-major test
+  // does not (lane-by-lane loads of x[j, k] with a unit leading stride, the versioned store of
+  // dist with a last stride of n).
+  auto m = parse(readCorpus("pairwise_distance.dpkir"));
+  ASSERT_TRUE(m);
+  const int64_t n = 72, d = 3;
+  auto k = compile(*m, {1, 24, 1}, 2);
+  std::vector<float> x(n * d), dist(n * n, -1.0f);
+  for (int64_t i = 0; i < n * d; ++i) x[i] = std::cos(0.29f * i) * 3.0f; // x[i, c] = x[c * n + i]
+  Args args;
+  args.pointer(x.data()).scalar(n).scalar(d).scalar<int64_t>(1).scalar(n);
+  args.pointer(dist.data()).scalar(n).scalar(n).scalar<int64_t>(1).scalar(n);
+  runGroups(k.lookup("pairwise_distance"), 2, {uint64_t(n), uint64_t(n), 1}, {1, 24, 1},
+            args.args());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (int64_t c = 0; c < d; ++c) {
+        float diff = x[c * n + i] - x[c * n + j];
+        acc += diff * diff;
+      }
+      ASSERT_NEAR(dist[j * n + i], std::sqrt(acc), 1e-5f * (1.0f + std::sqrt(acc)))
+          << i << "," << j;
+    }
+}
+
 TEST_P(HostCorpus, TiledMatmul) {
   auto m = parse(readCorpus("tiled_matmul.dpkir"));
   ASSERT_TRUE(m);

@@ -15,6 +15,8 @@
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 
+#include <llvm/Support/CommandLine.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -57,6 +59,9 @@ bool parseLocalSize(const std::string &text, std::array<uint64_t, 3> &out) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // LLVM's own options for experiments (DPK_LLVM_ARGS="-force-vector-interleave=1 ...").
+  const char *self[] = {"dpkc"};
+  llvm::cl::ParseCommandLineOptions(1, self, "", nullptr, "DPK_LLVM_ARGS");
   std::string emit = "ir", target = "host", input, output;
   compiler::CompileOptions options;
   for (int i = 1; i < argc; ++i) {
