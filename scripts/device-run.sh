@@ -11,9 +11,17 @@ export NCCL_NVLS_ENABLE=0
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 dpk-ls > "$out/dpk-ls.txt" 2>&1; cat "$out/dpk-ls.txt"
 DPK_DIAGNOSTICS=2 dpk-ls --explain 'level_zero:gpu' > "$out/explain-level-zero.txt" 2>&1
-dpk-demo 2>&1 | tee "$out/demo.txt"
+dpk-demo > "$out/demo.txt" 2>&1; echo "demo exit $?"; tail -20 "$out/demo.txt"
 dpk_conformance_tests 2>&1 > "$out/conformance.txt"; echo "conformance exit $?"
 grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests ran|FAILED  \]' "$out/conformance.txt" | tail -15
+if [ -d "$here/.devcarry/pack/py312/python" ]; then # a cp312 build of the extension
+  cp -a "$here/.devcarry/pack/py312/python" /opt/dpk/
+  for d in host cuda; do
+    PYTHONPATH=/opt/dpk/python python3 "$here/frontends/python/benchmarks/launch_overhead.py" --device $d \
+      --calls 5000 --json "$out/py-launch-$d.json" 2>&1 | tee "$out/py-launch-$d.txt"
+  done
+  python3 "$here/frontends/python/benchmarks/foreign_launch_overhead.py" 2>&1 | tee "$out/py-foreign.txt"
+fi
 if [ "${DPK_DEVICE_BENCH:-1}" = 1 ]; then
   dpk_bench --workloads='^(triad|vector_add|pairwise_distance|tiled_matmul|black_scholes|nbody|empty_kernel)$' \
     --backends='cuda|opencl:gpu|NVIDIA' --benchmark_filter='n=32M|n=4096|n=1024|n=4M|n=16K|empty' \
