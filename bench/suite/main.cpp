@@ -235,6 +235,15 @@ void registerCompileTime() {
   }
 }
 
+std::string cpuModel() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
+      return line.substr(line.find(':') + 2);
+  return "unknown CPU";
+}
+
 int smokeRun(const std::vector<Backend> &backends, const std::regex &workloadFilter, const std::regex &backendFilter) {
   int passed = 0, failed = 0;
   for (const WorkloadInfo &workload : allWorkloads()) {
@@ -291,6 +300,7 @@ int main(int argc, char **argv) {
   for (const Backend &backend : backends)
     names += (names.empty() ? "" : ", ") + backend.name;
   benchmark::AddCustomContext("dpk_backends", names);
+  benchmark::AddCustomContext("cpu_model", cpuModel());
   registerAll(backends, workloadFilter, backendFilter);
   if (std::regex_search(std::string("compile"), workloadFilter))
     registerCompileTime();
