@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# check_install.sh BUILD_DIR SOURCE_DIR WORK_DIR - see CMakeLists.txt beside this file.
+set -euo pipefail
+build=$1 source=$2 work=$3
+rm -rf "$work"
+mkdir -p "$work"
+cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
+# find_package(dpk) route.
+cmake -S "$source/examples/c" -B "$work/examples" -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure.log"
+cmake --build "$work/examples" > "$work/build.log"
+"$work/examples/ndrange_host"
+"$work/examples/ir_vector_add"
+# pkg-config route, with a C99 compiler in pedantic mode.
+export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
+cc -std=c99 -pedantic -Werror "$source/examples/c/ndrange_host.c" $(pkg-config --cflags --libs dpk) -o "$work/ndrange_pc"
+"$work/ndrange_pc"
+# The installed dpk-ls finds the installed plugins (beside the installed libdpk.so).
+listing=$("$work/prefix/bin/dpk-ls")
+grep -q "host .*loaded .*$work/prefix/lib/dpk/plugins" <<< "$listing"
+echo "installed package: ok"
