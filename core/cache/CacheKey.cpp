@@ -70,6 +70,9 @@ CacheKey CacheKey::make(std::string irText, const compiler::CompileOptions &opti
                        std::to_string(options.localSize[1]) + "," +
                        std::to_string(options.localSize[2]) +
                        ";dims=" + std::to_string(options.dims);
+  // Only a non-zero mask is spelled, so generic builds keep the keys (and entries) they had.
+  if (options.unitInnerStrideViews != 0)
+    key.specialization += ";unit-inner-stride=" + std::to_string(options.unitInnerStrideViews);
   return key;
 }
 

@@ -43,7 +43,7 @@ struct CacheKey {
   std::string target;          // "host", "spirv", "opencl-c", "ptx"
   std::string deviceIdentity;  // CompileOptions::targetId plus whatever identifies the device
   std::string options;         // canonical text of the options that change code (optLevel)
-  std::string specialization;  // local size and dims
+  std::string specialization;  // local size, dims, unit-inner-stride view mask (when non-zero)
 
   /// Fills every component from the IR text, the compile options and the device identity
   /// (e.g. "PoCL 3.1 / cpu / x86-64"; may be empty for the host), using this build's identity.

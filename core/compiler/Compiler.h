@@ -40,6 +40,11 @@ struct CompileOptions {
   int optLevel = 3;
   /// Level-4 diagnostics: when non-empty, every stage (IR, LLVM IR, output) is written here.
   std::string dumpDirectory;
+  /// Unit-inner-stride specialization: bit i set = IR parameter i is a view whose innermost
+  /// stride (strides[rank-1]) is 1 at every launch that uses this build. The code uses the
+  /// constant 1 for that stride; the argument is still passed (the Kernel ABI is unchanged).
+  /// Bits of non-view parameters and bits >= 32 (parameters 32+) are ignored. 0 = generic.
+  uint32_t unitInnerStrideViews = 0;
 };
 
 /// One compiled artifact: SPIR-V binary, OpenCL C text, PTX text or a host ELF object.

@@ -768,6 +768,7 @@ Expected<std::unique_ptr<llvm::Module>> lowerHostModule(const ir::Module &module
     fn->addParamAttr(1, llvm::Attribute::ReadOnly);
     HostKernelLowering lowering(module, target, fn, options, dims, *kernel, scan,
                               hasSlowGathers(machine));
+    lowering.setUnitInnerStrideViews(options.unitInnerStrideViews);
     if (Error e = lowering.build(*kernel)) return e;
   }
   if (Error e = verifyLlvmModule(*llvmModule, "host lowering")) return e;

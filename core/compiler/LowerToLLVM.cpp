@@ -179,7 +179,8 @@ Error FunctionLowering::unsupported(const ir::Op &op, const std::string &why) co
 Error FunctionLowering::lowerKernel(const ir::Function &kernel, llvm::ArrayRef<Value *> abiValues) {
   current_ = &kernel;
   size_t next = 0;
-  for (const ir::Value *param : kernel.params) {
+  for (size_t index = 0; index < kernel.params.size(); ++index) {
+    const ir::Value *param = kernel.params[index];
     const ir::Type &t = param->type;
     if (!t.isView()) {
       Value *v = abiValues[next++];
@@ -191,6 +192,10 @@ Error FunctionLowering::lowerKernel(const ir::Function &kernel, llvm::ArrayRef<V
     r.viewPtr = abiValues[next++];
     for (unsigned d = 0; d < t.rank; ++d) r.shape[d] = abiValues[next++];
     for (unsigned d = 0; d < t.rank; ++d) r.strides[d] = abiValues[next++];
+    // Specialized on a unit innermost stride: the constant lets every target drop the multiply
+    // and address contiguously (the host vectorizer then needs no `stride == 1` version).
+    bool unitInner = index < 32 && ((unitInnerStrideViews_ >> index) & 1u) != 0;
+    if (unitInner && t.rank > 0) r.strides[t.rank - 1] = builder_.getInt64(1);
   }
   if (Error e = emitBlock(kernel.body)) return e;
   return finishKernel();

@@ -86,6 +86,9 @@ public:
   /// views come as pointer, shape..., strides...) and lowers its body at the insertion point.
   /// `start` is where the body begins; the entry block (allocas) is created before it.
   Error lowerKernel(const ir::Function &kernel, llvm::ArrayRef<llvm::Value *> abiValues);
+  /// CompileOptions::unitInnerStrideViews: lowerKernel() binds the innermost stride of those
+  /// view parameters to the constant 1 instead of their ABI value.
+  void setUnitInnerStrideViews(uint32_t mask) { unitInnerStrideViews_ = mask; }
 
   llvm::LLVMContext &context() const { return function_->getContext(); }
   llvm::Module &llvmModule() const { return *function_->getParent(); }
@@ -199,6 +202,7 @@ protected:
   bool groupContext_ = false; // host: outside work-item loops
 
 private:
+  uint32_t unitInnerStrideViews_ = 0;
   std::deque<LoweredValue> storage_;
   std::unordered_map<const ir::Value *, LoweredValue *> values_;
 };

@@ -266,6 +266,7 @@ Expected<std::vector<uint8_t>> compilePtx(const ir::Module &module, const Compil
     fn->addFnAttr(llvm::Attribute::NoUnwind);
     annotateKernel(*llvmModule, fn);
     PtxKernelLowering lowering(module, info, fn, dims);
+    lowering.setUnitInnerStrideViews(options.unitInnerStrideViews);
     if (Error e = lowering.build(*kernel)) return e;
   }
   if (Error e = verifyLlvmModule(*llvmModule, "PTX lowering")) return e;

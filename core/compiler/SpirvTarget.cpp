@@ -143,6 +143,7 @@ Expected<std::unique_ptr<llvm::Module>> lowerSpirvModule(const ir::Module &modul
     fn->setCallingConv(llvm::CallingConv::SPIR_KERNEL);
     fn->addFnAttr(llvm::Attribute::NoUnwind);
     SpirvKernelLowering lowering(module, target, fn, dims);
+    lowering.setUnitInnerStrideViews(options.unitInnerStrideViews);
     if (Error e = lowering.build(*kernel)) return e;
   }
   if (Error e = verifyLlvmModule(*llvmModule, "SPIR-V lowering")) return e;

@@ -45,6 +45,10 @@ const char *comparisonOperator(ir::CmpPredicate predicate) {
   return "==";
 }
 
+// The stride expression of a view dimension specialized on a unit stride
+// (CompileOptions::unitInnerStrideViews); element indices leave out its multiplication.
+const char *const kUnitStride = "(long)1";
+
 class FunctionEmitter {
 public:
   FunctionEmitter(ModuleState &state, const ir::Function &function)
@@ -128,6 +132,10 @@ void FunctionEmitter::nameParameters() {
         parts.strides[d] = uniqueName(name + "_stride" + std::to_string(d), "stride");
         parameterDeclarations_.push_back("long " + parts.strides[d]);
       }
+      // Specialized on a unit innermost stride: the parameter stays (Kernel ABI), unused.
+      uint32_t unitMask = state_.options.unitInnerStrideViews;
+      if (function_.isKernel && type.rank > 0 && i < 32 && ((unitMask >> i) & 1u) != 0)
+        parts.strides[type.rank - 1] = kUnitStride;
       views_[param] = parts;
       expressions_[param] = name;
       continue;
@@ -248,7 +256,9 @@ std::string FunctionEmitter::elementIndex(const ir::Op &op, const ViewParts &vie
   for (unsigned d = 0; d < rank; ++d) {
     if (d)
       index += " + ";
-    index += operand(op.operands[firstIndex + d]) + " * " + view.strides[d];
+    index += operand(op.operands[firstIndex + d]);
+    if (view.strides[d] != kUnitStride)
+      index += " * " + view.strides[d];
   }
   return index;
 }

@@ -242,11 +242,42 @@ Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
   return marshalled;
 }
 
+/// Bit i set: IR parameter i is a view whose innermost stride is 1 in this launch. Its ABI
+/// arguments are pointer, shape..., strides... (Compiler.h), so the stride is the last of them.
+static uint32_t unitInnerStrideViews(const Kernel &kernel, const MarshalledArgs &args) {
+  if (!kernel.hasSignature())
+    return 0;
+  const std::vector<compiler::AbiArg> &abi = kernel.abi();
+  const std::vector<dpk_kernel_arg_t> &launchArgs = args.args();
+  const std::vector<ir::Value *> &params = kernel.function()->params;
+  uint32_t mask = 0;
+  for (size_t i = 0; i < abi.size() && i < launchArgs.size(); ++i) {
+    unsigned param = abi[i].paramIndex;
+    bool lastOfParam = i + 1 == abi.size() || abi[i + 1].paramIndex != param;
+    if (!lastOfParam || param >= 32 || param >= params.size() || !params[param]->type.isView())
+      continue;
+    const dpk_kernel_arg_t &stride = launchArgs[i];
+    if (params[param]->type.rank == 0 || stride.kind != DPK_ARG_SCALAR ||
+        stride.size != sizeof(int64_t) || stride.value == nullptr)
+      continue;
+    int64_t value = 0;
+    std::memcpy(&value, stride.value, sizeof value);
+    if (value == 1)
+      mask |= 1u << param;
+  }
+  return mask;
+}
+
 Expected<dpk_pl_kernel_t> prepareOnDevice(Device &device, Kernel &kernel,
-                                          const dpk_launch_config_t &config) {
+                                          const dpk_launch_config_t &config,
+                                          const MarshalledArgs &args) {
   Program &program = kernel.program();
   Specialization spec;
   spec.dims = config.dims;
+  // IR programs are compiled with the constant 1 for unit innermost view strides; a launch with
+  // other strides gets (and caches) its own build.
+  if (program.kind() == ProgramKind::Ir)
+    spec.unitInnerStrideViews = unitInnerStrideViews(kernel, args);
   // Host NdRange launches get code specialized on their work-group shape; Range launches and
   // device targets use the generic build.
   if (program.kind() == ProgramKind::Ir && !isRangeLaunch(config) &&
@@ -264,7 +295,8 @@ Expected<dpk_pl_event_t> enqueueOnDevice(Device &device, dpk_pl_queue_t nativeQu
                                          dpk_pl_kernel_t native, const std::string &kernel,
                                          const dpk_launch_config_t &config,
                                          const MarshalledArgs &args,
-                                         const std::vector<dpk_pl_event_t> &deps) {
+                                         const std::vector<dpk_pl_event_t> &deps,
+                                         bool wantEvent = true) {
   dpk_launch_config_t pluginConfig = config;
   bool range = isRangeLaunch(config);
   if (range) {
@@ -278,7 +310,8 @@ Expected<dpk_pl_event_t> enqueueOnDevice(Device &device, dpk_pl_queue_t nativeQu
   dpk_pl_event_t event = nullptr;
   dpk_status_t status = device.plugin().table.enqueue_launch(
       nativeQueue, native, &pluginConfig, static_cast<uint32_t>(args.args().size()),
-      args.args().data(), static_cast<uint32_t>(deps.size()), deps.data(), &event);
+      args.args().data(), static_cast<uint32_t>(deps.size()), deps.data(),
+      wantEvent ? &event : nullptr);
   if (status != DPK_SUCCESS)
     return device.plugin().check(status,
                                  "launching kernel '" + kernel + "' on " + device.describe());
@@ -289,7 +322,7 @@ Expected<dpk_pl_event_t> submitOnDevice(Device &device, dpk_pl_queue_t nativeQue
                                         Kernel &kernel, const dpk_launch_config_t &config,
                                         const MarshalledArgs &args,
                                         const std::vector<dpk_pl_event_t> &deps) {
-  Expected<dpk_pl_kernel_t> native = prepareOnDevice(device, kernel, config);
+  Expected<dpk_pl_kernel_t> native = prepareOnDevice(device, kernel, config, args);
   if (!native)
     return native.takeError();
   return enqueueOnDevice(device, nativeQueue, *native, kernel.name(), config, args, deps);
@@ -297,7 +330,7 @@ Expected<dpk_pl_event_t> submitOnDevice(Device &device, dpk_pl_queue_t nativeQue
 
 Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch_config_t &config,
                                   const dpk_arg_t *args, uint32_t numArgs,
-                                  const std::vector<Event *> &deps) {
+                                  const std::vector<Event *> &deps, bool wantEvent) {
   Device &device = queue.device();
   const std::string &name = kernel.name();
   if (Error error = validateRange(config, name))
@@ -319,17 +352,26 @@ Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch
     return natives.takeError();
 
   // Compile errors surface here, synchronously; launch errors at the enqueue below.
-  Expected<dpk_pl_kernel_t> native = prepareOnDevice(device, kernel, config);
+  Expected<dpk_pl_kernel_t> native = prepareOnDevice(device, kernel, config, launchArgs);
   if (!native)
     return fallBackOrFail(queue, kernel, config, launchArgs, deps, native.takeError());
+  // A plugin event costs a record per launch and a wait per event (most of an empty launch on a
+  // GPU): it is asked for only when someone can use it. Without one, the queue's wait learns of
+  // an asynchronous failure from queue_finish and names the kernel (Queue.h).
+  bool pluginEvent = wantEvent || diagnosticsEnabled(3) || !queue.finishReportsFailures();
   auto start = std::chrono::steady_clock::now();
-  Expected<dpk_pl_event_t> submitted =
-      enqueueOnDevice(device, queue.native(), *native, name, config, launchArgs, *natives);
+  Expected<dpk_pl_event_t> submitted = enqueueOnDevice(device, queue.native(), *native, name,
+                                                       config, launchArgs, *natives, pluginEvent);
   if (!submitted)
     return fallBackOrFail(queue, kernel, config, launchArgs, deps, submitted.takeError());
 
-  Ref<Event> event = Event::fromPlugin(device, *submitted, "launch", name);
-  queue.track(event);
+  Ref<Event> event;
+  if (pluginEvent) {
+    event = Event::fromPlugin(device, *submitted, "launch", name);
+    queue.track(event);
+  } else {
+    queue.noteEventlessLaunch(name);
+  }
   if (!diagnosticsEnabled(1))
     return event;
   diag::Fields fields = {{"kernel", name},

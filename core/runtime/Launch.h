@@ -66,10 +66,12 @@ Error validateForDevice(const dpk_launch_config_t &config, const MarshalledArgs 
 Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
                                                            const dpk_arg_t *args, uint32_t count);
 
-/// The whole launch (see the file comment). `deps` are waited for as Queue explains.
+/// The whole launch (see the file comment). `deps` are waited for as Queue explains. Without
+/// `wantEvent` (the caller passed no out-event) the result may be a null Ref: the launch then
+/// has no plugin event, and the queue's wait reports its failure.
 Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch_config_t &config,
                                   const dpk_arg_t *args, uint32_t numArgs,
-                                  const std::vector<Event *> &deps);
+                                  const std::vector<Event *> &deps, bool wantEvent = true);
 
 /// Builds and submits on `device` through `nativeQueue` without fallback: used for the first
 /// attempt and for the host run of a fallback.

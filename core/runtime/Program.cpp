@@ -296,6 +296,7 @@ Expected<std::shared_ptr<ProgramBuild>> Program::buildIr(Device &device, const S
   options.target = *target;
   options.localSize = spec.localSize;
   options.dims = spec.dims;
+  options.unitInnerStrideViews = spec.unitInnerStrideViews;
   // The host compiles for the CPU it runs on; device targets name their architecture.
   if (*target != compiler::TargetKind::Host)
     options.targetId = device.props().target_id;
@@ -354,6 +355,7 @@ Expected<std::shared_ptr<ProgramBuild>> Program::buildIr(Device &device, const S
                     {"local_size", std::to_string(spec.localSize[0]) + "," +
                                        std::to_string(spec.localSize[1]) + "," +
                                        std::to_string(spec.localSize[2])},
+                    {"unit_inner_stride_views", std::to_string(spec.unitInnerStrideViews)},
                     {"time_ms", millisecondsSince(start)},
                     {"compile_ms", compileMs}});
   return built;

@@ -4,7 +4,8 @@
 // IR programs are parsed and verified when created and compiled the first time one of their
 // kernels is launched on a device, through the kernel cache. A build is kept per (device,
 // specialization): host NdRange launches are specialized on the local size, every other launch
-// uses the generic build of its dimensionality.
+// uses the generic build of its dimensionality; every launch of an IR program is also
+// specialized on which view arguments have a unit innermost stride.
 #ifndef DPK_CORE_RUNTIME_PROGRAM_H
 #define DPK_CORE_RUNTIME_PROGRAM_H
 
@@ -32,8 +33,12 @@ enum class ProgramKind { Ir, Spirv, Host };
 struct Specialization {
   std::array<uint64_t, 3> localSize{0, 0, 0}; // all zero: generic
   uint32_t dims = 0;
+  /// IR programs: bit i = view parameter i has innermost stride 1 at this launch
+  /// (CompileOptions::unitInnerStrideViews).
+  uint32_t unitInnerStrideViews = 0;
   bool operator<(const Specialization &other) const {
-    return std::tie(localSize, dims) < std::tie(other.localSize, other.dims);
+    return std::tie(localSize, dims, unitInnerStrideViews) <
+           std::tie(other.localSize, other.dims, other.unitInnerStrideViews);
   }
 };
 

@@ -11,10 +11,17 @@ namespace {
 // never waited on does not grow without bound.
 constexpr size_t PruneThreshold = 256;
 
+/// Whether the backend's queue_finish reports failures of commands that have no event, as
+/// plugin.h asks. The OpenCL plugin's is clFinish, which OpenCL does not require to report a
+/// kernel's execution failure (that is in the command's event status), so its launches keep
+/// their events.
+bool backendFinishReportsFailures(const std::string &backend) { return backend != "opencl"; }
+
 } // namespace
 
 Queue::Queue(Device &device, dpk_pl_queue_t native, uint32_t flags)
-    : RefCounted(HandleKind::Queue), device_(device), native_(native), flags_(flags) {}
+    : RefCounted(HandleKind::Queue), device_(device), native_(native), flags_(flags),
+      finishReportsFailures_(backendFinishReportsFailures(device.backend())) {}
 
 Queue::~Queue() {
   submitted_.clear();
@@ -81,11 +88,23 @@ void Queue::track(const Ref<Event> &event) {
   submitted_.push_back(event);
 }
 
+void Queue::noteEventlessLaunch(const std::string &kernel) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++eventlessLaunches_;
+  lastEventlessKernel_ = kernel; // reuses the string's storage
+}
+
 Error Queue::wait() {
   std::vector<Ref<Event>> events;
+  size_t eventless = 0;
+  std::string lastEventless;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     events.swap(submitted_);
+    eventless = eventlessLaunches_;
+    eventlessLaunches_ = 0;
+    if (eventless)
+      lastEventless = lastEventlessKernel_;
   }
   Error first = Error::success();
   for (Ref<Event> &event : events) {
@@ -93,11 +112,22 @@ Error Queue::wait() {
     if (error && !first)
       first = std::move(error);
   }
-  Error finish = device_.plugin().check(device_.plugin().table.queue_finish(native_),
-                                        "waiting for the queue on " + device_.describe());
+  dpk_status_t finished = device_.plugin().table.queue_finish(native_);
   if (first)
     return first;
-  return finish;
+  if (finished == DPK_SUCCESS)
+    return Error::success();
+  if (!eventless)
+    return device_.plugin().check(finished, "waiting for the queue on " + device_.describe());
+  // Every event succeeded, so the failure is a launch without an event. Only the plugin may know
+  // which one; name the last, as an event would have.
+  std::string who = "kernel '" + lastEventless + "'";
+  if (eventless > 1)
+    who += " (or one of the " + std::to_string(eventless - 1) +
+           " launches before it without an event)";
+  Error cause = device_.plugin().check(finished, "wait");
+  return Error(cause.status(),
+               who + " on device " + device_.describe() + " failed: " + cause.message());
 }
 
 } // namespace dpk::runtime

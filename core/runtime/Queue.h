@@ -7,7 +7,11 @@
 // price of blocking the submitter, which only cross-device chains pay (docs/architecture.md).
 //
 // Every submitted event is remembered until the next wait, so dpk_queue_wait can name the
-// kernel and device of the first asynchronous failure.
+// kernel and device of the first asynchronous failure. A launch nobody asked an event for gets
+// none (an event costs the plugin a record per launch and a wait per event, which on a GPU is
+// most of an empty launch's overhead): the queue only counts such launches and remembers the
+// last one's kernel, and wait() learns of their failures from the plugin's queue_finish, which
+// reports the queue's first asynchronous error (plugin.h).
 #ifndef DPK_CORE_RUNTIME_QUEUE_H
 #define DPK_CORE_RUNTIME_QUEUE_H
 
@@ -16,6 +20,7 @@
 #include "support/Error.h"
 
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace dpk::runtime {
@@ -40,6 +45,12 @@ public:
   Error drainBefore(const std::vector<Event *> &deps);
   /// Remembers a submitted command for wait().
   void track(const Ref<Event> &event);
+  /// Whether a launch without an out-event may skip the plugin event: true when the plugin's
+  /// queue_finish reports asynchronous failures of commands that have no event.
+  bool finishReportsFailures() const { return finishReportsFailures_; }
+  /// Remembers a launch of `kernel` submitted without a plugin event, so that a failure
+  /// queue_finish reports at the next wait can name it.
+  void noteEventlessLaunch(const std::string &kernel);
   /// Waits for every submitted command; the first failure names device, kernel and cause.
   Error wait();
 
@@ -50,8 +61,11 @@ private:
   Device &device_;
   dpk_pl_queue_t native_;
   uint32_t flags_;
+  bool finishReportsFailures_;
   std::mutex mutex_;
   std::vector<Ref<Event>> submitted_;
+  size_t eventlessLaunches_ = 0; // since the last wait
+  std::string lastEventlessKernel_;
 };
 
 } // namespace dpk::runtime

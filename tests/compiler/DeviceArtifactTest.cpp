@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -127,6 +128,65 @@ std::string testName(const ::testing::TestParamInfo<std::string> &info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, DeviceArtifacts, ::testing::ValuesIn(kernelFiles()), testName);
+
+/// Whether the SPIR-V module reads the `index`-th OpFunctionParameter (0-based, first function)
+/// anywhere other than in names and decorations.
+bool spirvUsesParameter(const std::vector<uint8_t> &bytes, unsigned index) {
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), words.size() * 4);
+  const uint32_t opName = 5, opConstant = 43, opFunctionParameter = 55, opDecorate = 71;
+  uint32_t id = 0;
+  unsigned seen = 0;
+  bool used = false;
+  for (size_t at = 5; at < words.size();) {
+    uint32_t count = words[at] >> 16, opcode = words[at] & 0xffff;
+    if (count == 0) break;
+    if (opcode == opFunctionParameter && id == 0 && seen++ == index) {
+      id = words[at + 2];
+    } else if (id != 0 && opcode != opName && opcode != opDecorate && opcode != opConstant &&
+               opcode != opFunctionParameter) {
+      for (uint32_t w = 1; w < count; ++w) used |= words[at + w] == id;
+    }
+    at += count;
+  }
+  return used;
+}
+
+// CompileOptions::unitInnerStrideViews: pairwise distance's ABI is x (0: pointer, 1-2: shape,
+// 3-4: strides) and dist (5-9); with both bits set the inner strides (4, 9) are never read.
+TEST(UnitInnerStride, PtxAndSpirvDoNotReadTheStride) {
+  auto module = parse(readPath(std::string(DPK_CORPUS_DIR) + "/pairwise_distance.dpkir"));
+  ASSERT_TRUE(module);
+  compiler::CompileOptions options;
+  options.dims = 2;
+  options.target = compiler::TargetKind::Ptx;
+  options.targetId = "sm_90";
+  for (uint32_t mask : {0u, 3u}) {
+    options.unitInnerStrideViews = mask;
+    auto ptx = compiler::compileModule(*module, options);
+    ASSERT_TRUE(ptx) << ptx.error().message();
+    std::string text(ptx->bytes.begin(), ptx->bytes.end());
+    bool generic = mask == 0;
+    EXPECT_EQ(text.find("pairwise_distance_param_4]") != std::string::npos, generic) << text;
+    EXPECT_EQ(text.find("pairwise_distance_param_9]") != std::string::npos, generic) << text;
+    EXPECT_NE(text.find("pairwise_distance_param_3]"), std::string::npos) << text;
+  }
+  options.target = compiler::TargetKind::SpirV;
+  options.targetId.clear();
+  for (uint32_t mask : {0u, 3u}) {
+    options.unitInnerStrideViews = mask;
+    auto spirv = compiler::compileModule(*module, options);
+    ASSERT_TRUE(spirv) << spirv.error().message();
+    bool generic = mask == 0;
+    EXPECT_EQ(spirvUsesParameter(spirv->bytes, 4), generic);
+    EXPECT_EQ(spirvUsesParameter(spirv->bytes, 9), generic);
+    EXPECT_TRUE(spirvUsesParameter(spirv->bytes, 3));
+    if (!std::string(DPK_SPIRV_VAL).empty()) {
+      std::string output;
+      EXPECT_EQ(runTool(DPK_SPIRV_VAL, "", spirv->bytes, ".spv", output), 0) << output;
+    }
+  }
+}
 
 TEST(KernelAbi, ViewsExpand) {
   auto module = parse("kernel @k(%v: view<global, f32, 2>, %s: f64, %l: ptr<local, i32>) {\n"

@@ -211,3 +211,36 @@ TEST(Emitter, LocalAllocsAreHoistedToKernelScope) {
 
 } // namespace
 } // namespace dpk::testing
+
+namespace dpk::testing {
+namespace {
+
+size_t countOf(const std::string &text, const std::string &part) {
+  size_t count = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+    ++count;
+  return count;
+}
+
+// CompileOptions::unitInnerStrideViews: the innermost stride parameter stays in the signature
+// (the Kernel ABI) but is never read; other strides and unmarked views are unchanged.
+TEST(Emitter, UnitInnerStrideViewsDropTheStrideUse) {
+  std::unique_ptr<ir::Module> module = loadCorpus("pairwise_distance.dpkir");
+  ASSERT_TRUE(module);
+  std::string generic = emitOrFail(*module, openclOptions(2));
+  EXPECT_GE(countOf(generic, "x_stride1"), 2u) << generic;
+  compiler::CompileOptions options = openclOptions(2);
+  options.unitInnerStrideViews = 1u; // %x only
+  std::string specialized = emitOrFail(*module, options);
+  EXPECT_EQ(countOf(specialized, "x_stride1"), 1u) << specialized; // the declaration
+  EXPECT_TRUE(contains(specialized, "long x_stride1")) << specialized;
+  EXPECT_GE(countOf(specialized, "x_stride0"), 2u) << specialized;
+  EXPECT_GE(countOf(specialized, "dist_stride1"), 2u) << specialized;
+  options.unitInnerStrideViews = 3u; // both views
+  std::string both = emitOrFail(*module, options);
+  EXPECT_EQ(countOf(both, "x_stride1"), 1u) << both;
+  EXPECT_EQ(countOf(both, "dist_stride1"), 1u) << both;
+}
+
+} // namespace
+} // namespace dpk::testing

@@ -192,6 +192,50 @@ TEST_F(Queues, AsyncErrorSurfacesAtTheNextWaitWithDeviceKernelAndCause) {
   DPK_ASSERT_OK(dpk_queue_release(queue));
 }
 
+// A launch without an out-event gets no plugin event (issue 6: an event per launch was most of
+// an empty launch's overhead on a GPU); its asynchronous failure still surfaces at the next
+// queue wait, naming the kernel, the device and the cause, and only once.
+TEST_F(Queues, AsyncErrorOfALaunchWithoutAnEventSurfacesAtTheNextWait) {
+  DPK_REQUIRE_DEVICE(fault, "fault");
+  dpk_queue_t queue;
+  DPK_ASSERT_OK(dpk_queue_create(&queue, fault, 0));
+  void *x = nullptr;
+  DPK_ASSERT_OK(dpk_mem_alloc(&x, fault, DPK_MEM_SHARED, 64 * 4));
+  dpk_arg_t arg = pointerArg(x);
+  dpk_launch_config_t range = range1d(64);
+  ::setenv("DPK_FAULT_INJECT", "async", 1);
+  dpk_status_t submitted = dpk_enqueue_launch(nullptr, queue, iota(), &range, 1, &arg, 0, nullptr);
+  ::unsetenv("DPK_FAULT_INJECT");
+  DPK_ASSERT_OK(submitted);
+  DPK_EXPECT_STATUS(dpk_queue_wait(queue), DPK_ERROR_DEVICE);
+  EXPECT_TRUE(lastErrorHas("kernel 'iota'")) << dpk_last_error();
+  EXPECT_TRUE(lastErrorHas("fault:gpu:0")) << dpk_last_error();
+  EXPECT_TRUE(lastErrorHas("injected asynchronous device error")) << dpk_last_error();
+  DPK_ASSERT_OK(dpk_queue_wait(queue)); // reported once
+
+  // Several launches without events, one of them failing: the message names the last kernel and
+  // says that an earlier launch may be the one that failed.
+  DPK_ASSERT_OK(dpk_enqueue_launch(nullptr, queue, iota(), &range, 1, &arg, 0, nullptr));
+  ::setenv("DPK_FAULT_INJECT", "async", 1);
+  submitted = dpk_enqueue_launch(nullptr, queue, iota(), &range, 1, &arg, 0, nullptr);
+  ::unsetenv("DPK_FAULT_INJECT");
+  DPK_ASSERT_OK(submitted);
+  DPK_ASSERT_OK(dpk_enqueue_launch(nullptr, queue, iota(), &range, 1, &arg, 0, nullptr));
+  DPK_EXPECT_STATUS(dpk_queue_wait(queue), DPK_ERROR_DEVICE);
+  EXPECT_TRUE(lastErrorHas("kernel 'iota' (or one of the 2 launches before it")) << dpk_last_error();
+  EXPECT_TRUE(lastErrorHas("injected asynchronous device error")) << dpk_last_error();
+
+  // An event asked for beside event-less launches still reports its own outcome.
+  dpk_event_t event;
+  DPK_ASSERT_OK(dpk_enqueue_launch(nullptr, queue, iota(), &range, 1, &arg, 0, nullptr));
+  DPK_ASSERT_OK(dpk_enqueue_launch(&event, queue, iota(), &range, 1, &arg, 0, nullptr));
+  DPK_ASSERT_OK(dpk_event_wait(1, &event));
+  DPK_ASSERT_OK(dpk_queue_wait(queue));
+  DPK_ASSERT_OK(dpk_event_release(event));
+  DPK_ASSERT_OK(dpk_mem_free(x));
+  DPK_ASSERT_OK(dpk_queue_release(queue));
+}
+
 // Run under TSan (-DDPK_SANITIZE=thread): several threads submit, wait and share events. The
 // fault device runs kernels in the submitting thread, so TSan sees every synchronization (the
 // host backend's oneTBB is not instrumented and reports false positives inside it).

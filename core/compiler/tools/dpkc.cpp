@@ -6,6 +6,8 @@
 //     --arch=sm_90              CUDA architecture for ptx; CPU name for host
 //     --local-size=X[,Y,Z]      specialize on this work-group shape
 //     --dims=N                  launch dimensionality (1-3)
+//     --unit-inner-stride=MASK  bit i: view parameter i has innermost stride 1 (as the runtime
+//                               specializes when a launch passes such a view)
 //     -O0..-O3                  optimization level (default -O3)
 //     --dump-dir=DIR            write every stage to DIR (level-4 diagnostics)
 //     -o FILE                   output file (default: stdout)
@@ -34,7 +36,7 @@ int usage(const char *message) {
   std::fprintf(stderr,
                "usage: dpkc [--emit=ir|llvm|host-asm|host-obj|spirv|opencl-c|ptx] "
                "[--target=host|spirv|ptx] [--arch=ARCH] [--local-size=X[,Y,Z]] [--dims=N] "
-               "[-O0..3] [--dump-dir=DIR] [-o FILE] <input.dpkir|->\n");
+               "[--unit-inner-stride=MASK] [-O0..3] [--dump-dir=DIR] [-o FILE] <input.dpkir|->\n");
   return 2;
 }
 
@@ -71,6 +73,9 @@ int main(int argc, char **argv) {
     else if (arg.rfind("--target=", 0) == 0) target = value("--target=");
     else if (arg.rfind("--arch=", 0) == 0) options.targetId = value("--arch=");
     else if (arg.rfind("--dims=", 0) == 0) options.dims = std::atoi(value("--dims=").c_str());
+    else if (arg.rfind("--unit-inner-stride=", 0) == 0)
+      options.unitInnerStrideViews =
+          static_cast<uint32_t>(std::strtoul(value("--unit-inner-stride=").c_str(), nullptr, 0));
     else if (arg.rfind("--dump-dir=", 0) == 0) options.dumpDirectory = value("--dump-dir=");
     else if (arg.rfind("--local-size=", 0) == 0) {
       if (!parseLocalSize(value("--local-size="), options.localSize))

@@ -28,7 +28,7 @@ dpk_status_t dpk_enqueue_launch(dpk_event_t *out_event, dpk_queue_t queue, dpk_k
     if (!events)
       return events.takeError();
     Expected<runtime::Ref<runtime::Event>> event = runtime::launchKernel(
-        **resolvedQueue, **resolvedKernel, *range, args, num_args, *events);
+        **resolvedQueue, **resolvedKernel, *range, args, num_args, *events, out_event != nullptr);
     if (!event)
       return event.takeError();
     if (out_event)

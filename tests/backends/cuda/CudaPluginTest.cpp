@@ -762,4 +762,30 @@ TEST_F(CudaDpkc, LocalPointerParametersAndBarrier) {
   t.program_release(prog);
 }
 
+// The core asks for no event when the caller wants none (issue 6), so queue_finish alone must
+// report a fault of a launch that had no event, naming the kernel and the device.
+TEST_F(CudaDevice, AsyncErrorOfALaunchWithoutAnEventIsReportedAtQueueFinish) {
+  if (readFile(ptxPath("trap")).empty())
+    GTEST_SKIP() << "no PTX for trap (nvcc was not found at build time)";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        dpk_pl_program_t prog = program("trap");
+        dpk_pl_kernel_t kernel = nullptr;
+        t.kernel_create(prog, "trap_kernel", &kernel);
+        void *flag = alloc(DPK_MEM_DEVICE, 4);
+        dpk_kernel_arg_t args[] = {ptrArg(flag)};
+        dpk_launch_config_t config{};
+        config.dims = 1;
+        config.global_size[0] = 32;
+        dpk_status_t launched = t.enqueue_launch(queue, kernel, &config, 1, args, 0, nullptr, nullptr);
+        dpk_status_t finished = t.queue_finish(queue);
+        std::fprintf(stderr, "launch=%d finish=%d: %s\n", launched, finished, lastError().c_str());
+        std::exit(launched == DPK_SUCCESS && finished == DPK_ERROR_DEVICE ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0),
+      "finish=-10: cuStreamSynchronize: CUDA_ERROR_[A-Z_]+ \\([0-9]+\\).*"
+      "on CUDA device 0.*after kernel 'trap_kernel'");
+}
+
 } // namespace
