@@ -22,5 +22,5 @@ run_suite() { # name sanitizer test-regex
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run_suite asan address '.*'
-export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp
 run_suite tsan thread 'HostBackend|Runtime|Queue|Event|Loader|CApi'
