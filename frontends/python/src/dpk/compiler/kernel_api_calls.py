@@ -2,7 +2,8 @@
 PrivateArray, group_barrier and atomic_fence.
 
 A mixin of codegen.FunctionGen (it uses the generator's builder, coercions and error helpers);
-kept apart so that codegen.py holds the Python language and this file the kapi library.
+kept apart so that codegen.py and its mixins hold the Python language and this file the kapi
+library.
 """
 
 from __future__ import annotations
