@@ -2,6 +2,7 @@
 // device (PoCL in CI), and, for the kernels whose semantics the corpus documents, run and
 // compared with C++ references.
 #include "EmitTestUtil.h"
+#include "MathReference.h"
 #include "OpenCLSession.h"
 
 #include <algorithm>
@@ -355,50 +356,6 @@ TEST(CorpusRun, BlackScholes) {
 
 // ---- math ---------------------------------------------------------------------------------
 
-template <typename T> T referenceMath(int k, T x, T y, int e) {
-  switch (k) {
-  case 0: return std::fabs(x);
-  case 1: return std::exp(x);
-  case 2: return std::expm1(x);
-  case 3: return std::exp2(x);
-  case 4: return std::log(x);
-  case 5: return std::log10(x);
-  case 6: return std::log1p(x);
-  case 7: return std::log2(x);
-  case 8: return std::sqrt(x);
-  case 9: return std::sin(x);
-  case 10: return std::cos(x);
-  case 11: return std::tan(x);
-  case 12: return std::asin(x);
-  case 13: return std::acos(x);
-  case 14: return std::atan(x);
-  case 15: return std::atan2(x, y);
-  case 16: return std::sinh(x);
-  case 17: return std::cosh(x);
-  case 18: return std::tanh(x);
-  case 19: return std::asinh(x);
-  case 20: return std::acosh(x);
-  case 21: return std::atanh(x);
-  case 22: return std::floor(x);
-  case 23: return std::ceil(x);
-  case 24: return std::trunc(x);
-  case 25: return std::copysign(x, y);
-  case 26: return std::pow(x, y);
-  case 27: return std::fmod(x, y);
-  case 28: return std::erf(x);
-  case 29: return std::erfc(x);
-  case 30: return std::tgamma(x);
-  case 31: return std::lgamma(x);
-  case 32: return std::ldexp(x, e);
-  case 33: return std::hypot(x, y);
-  case 34: return std::isnan(x) ? T(1) : T(0);
-  case 35: return std::isinf(x) ? T(1) : T(0);
-  case 36: return std::fmin(x, y);
-  case 37: return std::fmax(x, y);
-  case 38: return std::fabs(x);
-  }
-  return T(0);
-}
 
 template <typename T> void runMathAll(const char *kernel, double relativeTolerance) {
   REQUIRE_OPENCL(session);
@@ -428,7 +385,7 @@ template <typename T> void runMathAll(const char *kernel, double relativeToleran
   std::vector<T> out = session->download<T>(dout);
   for (size_t k = 0; k < functions; ++k)
     for (size_t i = 0; i < n; ++i) {
-      T expected = referenceMath<T>(int(k), x[i], y[i], e[i]);
+      T expected = dpk::test::mathReference<T>(int(k), x[i], y[i], e[i]);
       T got = out[k * n + i];
       if (std::isnan(expected)) {
         EXPECT_TRUE(std::isnan(got)) << kernel << " function " << k << " at x=" << x[i];
