@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench.sh - builds and runs the benchmark suite, then writes build/bench/{results.json,
-# report.md, ratios.png, python-launch.{txt,json}}. Arguments go to dpk_bench (--workloads=REGEX, --backends=REGEX, any
-# Google Benchmark flag).
+# report.md, ratios.png, paired.{md,json}, python-launch.{txt,json}}. Arguments go to dpk_bench
+# (--workloads=REGEX, --backends=REGEX, any Google Benchmark flag).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${DPK_BUILD_DIR:-$root/build}
@@ -15,6 +15,10 @@ out="$build/bench"
 mkdir -p "$out"
 "$build/bin/dpk_bench" --benchmark_out="$out/results.json" --benchmark_out_format=json "$@"
 "$python" "$root/bench/report.py" "$out/results.json" "$out"
+# The stated targets (host triad and pairwise distance at >= 90% of oneTBB) in paired rounds:
+# dpk and the baseline alternate, so a noisy machine cannot favour either side (Paired.h).
+"$build/bin/dpk_bench" --paired --workloads='^(triad|vector_add|pairwise_distance)$' \
+  --backends='^(dpk:host|tbb$)' --paired-out="$out/paired.json" | tee "$out/paired.md"
 # The Python side: warm dpk.call_kernel overhead (0, 1, 4, 8 arrays) and first-call compile time.
 PYTHONPATH="$build/python" "$python" "$root/frontends/python/benchmarks/launch_overhead.py" \
   --device host --json "$out/python-launch.json" | tee "$out/python-launch.txt"

@@ -2,17 +2,18 @@
 // baselines (oneTBB C++ and raw OpenCL C), in one Google Benchmark run.
 //
 //   dpk_bench [--smoke] [--workloads=REGEX] [--backends=REGEX] [google-benchmark flags]
+//   dpk_bench --paired [--rounds=N] [--round-ms=MS] [--all-sizes] [--single-thread] [--paired-out=FILE] [...]
 //
 // Every (workload, size, backend) is checked against a reference before it is timed; a wrong
 // result is reported as an error for that benchmark and never timed. --smoke runs only the
 // smallest size of each workload once, checks it, and prints "N passed, M failed" (the test
-// suite runs this; no timing is asserted anywhere).
+// suite runs this; no timing is asserted anywhere). --paired times dpk and the baselines
+// alternately in short rounds and reports per-round ratios (Paired.h): the mode the targets
+// "at least 90% of the baseline, side by side" are measured with.
+#include "Backends.h"
 #include "DpkRunner.h"
-#include "OpenCLRunner.h"
+#include "Paired.h"
 #include "Problem.h"
-
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
 
 #include <benchmark/benchmark.h>
 
@@ -31,94 +32,6 @@
 
 namespace dpk::bench {
 namespace {
-
-/// One column of the report: a dpk device, or a baseline.
-struct Backend {
-  std::string name; // "dpk:host:cpu:0", "tbb", "opencl-raw:Portable Computing Language"
-  dpk_device_t device = nullptr;
-  std::string openclPlatform; // raw OpenCL baselines
-  bool isTbb = false;
-};
-
-/// Anything that can run a Problem: the three kinds of backend behind one interface.
-struct Runner {
-  virtual ~Runner() = default;
-  virtual void run() = 0;
-  virtual std::string runAndVerify() = 0;
-};
-
-struct DpkBackendRunner final : Runner {
-  DpkRunner runner;
-  DpkBackendRunner(dpk_device_t device, Problem &problem) : runner(device, problem) {}
-  void run() override { runner.run(); }
-  std::string runAndVerify() override { return runner.runAndVerify(); }
-};
-
-struct OpenCLBackendRunner final : Runner {
-  OpenCLRunner runner;
-  OpenCLBackendRunner(const std::string &platform, Problem &problem) : runner(platform, problem) {}
-  void run() override { runner.run(); }
-  std::string runAndVerify() override { return runner.runAndVerify(); }
-};
-
-struct TbbRunner final : Runner {
-  Problem &problem;
-  explicit TbbRunner(Problem &p) : problem(p) {}
-  void run() override { problem.runTbbBaseline(); }
-  std::string runAndVerify() override {
-    problem.resetOutputs();
-    problem.runTbbBaseline();
-    return problem.verify();
-  }
-};
-
-std::unique_ptr<Runner> makeRunner(const Backend &backend, Problem &problem) {
-  if (backend.isTbb)
-    return std::make_unique<TbbRunner>(problem);
-  if (!backend.openclPlatform.empty())
-    return std::make_unique<OpenCLBackendRunner>(backend.openclPlatform, problem);
-  return std::make_unique<DpkBackendRunner>(backend.device, problem);
-}
-
-bool hasBaseline(const Backend &backend, const Problem &problem) {
-  return backend.openclPlatform.empty() || !problem.openclSource().empty();
-}
-
-std::vector<Backend> discoverBackends() {
-  std::vector<Backend> backends;
-  uint32_t count = 0;
-  if (dpk_device_count(&count) == DPK_SUCCESS) {
-    for (uint32_t i = 0; i < count; ++i) {
-      Backend backend;
-      if (dpk_device_get(&backend.device, i) != DPK_SUCCESS)
-        continue;
-      dpk_device_info_t info;
-      std::memset(&info, 0, sizeof info);
-      info.struct_size = sizeof info;
-      dpk_device_get_info(&info, backend.device);
-      backend.name = std::string("dpk:") + info.filter_string;
-      backends.push_back(backend);
-    }
-  }
-  Backend tbb;
-  tbb.name = "tbb";
-  tbb.isTbb = true;
-  backends.push_back(tbb);
-  cl_uint platformCount = 0;
-  clGetPlatformIDs(0, nullptr, &platformCount);
-  std::vector<cl_platform_id> platforms(platformCount);
-  if (platformCount)
-    clGetPlatformIDs(platformCount, platforms.data(), nullptr);
-  for (cl_platform_id platform : platforms) {
-    char name[256] = {};
-    clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name, name, nullptr);
-    Backend raw;
-    raw.name = std::string("opencl-raw:") + name;
-    raw.openclPlatform = name;
-    backends.push_back(raw);
-  }
-  return backends;
-}
 
 // Problems and runners are large (up to a few GiB for the biggest sizes), so only the ones of
 // the benchmark in progress are alive: benchmarks run one after another in registration order.
@@ -273,13 +186,26 @@ int smokeRun(const std::vector<Backend> &backends, const std::regex &workloadFil
 
 int main(int argc, char **argv) {
   using namespace dpk::bench;
-  bool smoke = false;
+  bool smoke = false, paired = false;
+  PairedOptions pairedOptions;
   std::string workloads = ".*", backendsPattern = ".*";
   std::vector<char *> rest = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--smoke")
       smoke = true;
+    else if (arg == "--paired")
+      paired = true;
+    else if (arg.rfind("--rounds=", 0) == 0)
+      pairedOptions.rounds = std::max(1, std::atoi(arg.c_str() + 9));
+    else if (arg.rfind("--round-ms=", 0) == 0)
+      pairedOptions.roundSeconds = std::max(1.0, std::atof(arg.c_str() + 11)) / 1e3;
+    else if (arg == "--single-thread")
+      pairedOptions.singleThread = pairedOptions.cpuTime = true;
+    else if (arg == "--all-sizes")
+      pairedOptions.largestSizeOnly = false;
+    else if (arg.rfind("--paired-out=", 0) == 0)
+      pairedOptions.jsonPath = arg.substr(13);
     else if (arg.rfind("--workloads=", 0) == 0)
       workloads = arg.substr(12);
     else if (arg.rfind("--backends=", 0) == 0)
@@ -295,6 +221,8 @@ int main(int argc, char **argv) {
   std::regex workloadFilter(workloads), backendFilter(backendsPattern);
   if (smoke)
     return smokeRun(backends, workloadFilter, backendFilter);
+  if (paired)
+    return pairedRun(backends, workloadFilter, backendFilter, pairedOptions);
 
   std::string names;
   for (const Backend &backend : backends)

@@ -121,6 +121,21 @@ TEST_F(HostBackend, CopiesAndFillsEveryMemoryKind) {
   }
 }
 
+// Large allocations are placed on 2 MiB boundaries so that the huge-page advice covers whole
+// huge pages (memory.cpp); they must stay fully usable, end included.
+TEST_F(HostBackend, LargeAllocationsAreHugePageAlignedAndUsable) {
+  const size_t bytes = (size_t(16) << 20) + 12; // not a multiple of the page size
+  void *ptr = nullptr;
+  ASSERT_EQ(table.mem_alloc(context, DPK_MEM_DEVICE, bytes, 0, &ptr), DPK_SUCCESS);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(ptr) % (size_t(2) << 20), 0u);
+  uint8_t pattern = 0x5A;
+  ASSERT_EQ(table.enqueue_fill(queue, ptr, &pattern, 1, bytes, 0, nullptr, nullptr), DPK_SUCCESS);
+  ASSERT_EQ(table.queue_finish(queue), DPK_SUCCESS);
+  EXPECT_EQ(static_cast<uint8_t *>(ptr)[0], pattern);
+  EXPECT_EQ(static_cast<uint8_t *>(ptr)[bytes - 1], pattern);
+  EXPECT_EQ(table.mem_free(context, ptr), DPK_SUCCESS);
+}
+
 TEST_F(HostBackend, ItemKernelOverTwoDimensionalNdRange) {
   dpk_host_kernel_entry_t entry{"double_ids", DPK_HOST_KERNEL_ITEM, reinterpret_cast<void (*)(void)>(doubleIds), {0, 0, 0}};
   dpk_pl_kernel_t kernel = makeKernel(entry);
