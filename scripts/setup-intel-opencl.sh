@@ -52,15 +52,24 @@ if [ -n "$missing" ]; then
 fi
 
 mkdir -p "$vendors"
-echo "$libdir/libintelocl.so" > "$vendors/intel.icd"
+# Written atomically (temp file + rename): another process's tests may be reading the folder,
+# and a truncated .icd file makes the ICD loader drop that platform silently.
+install_icd() { # content destination
+  local tmp
+  tmp=$(mktemp "$vendors/.icd.XXXXXX")
+  printf '%s\n' "$1" > "$tmp"
+  chmod 644 "$tmp"
+  mv -f "$tmp" "$2"
+}
+install_icd "$libdir/libintelocl.so" "$vendors/intel.icd"
 if [ -e /etc/OpenCL/vendors/pocl.icd ]; then
-  cp /etc/OpenCL/vendors/pocl.icd "$vendors/pocl.icd"
+  install_icd "$(cat /etc/OpenCL/vendors/pocl.icd)" "$vendors/pocl.icd"
 else
   say "no /etc/OpenCL/vendors/pocl.icd (apt-get install pocl-opencl-icd): Intel only"
 fi
 # Other vendors registered system-wide (NVIDIA on the GPU machine) stay visible too.
 for icd in /etc/OpenCL/vendors/*.icd; do
-  [ -e "$icd" ] && [ ! -e "$vendors/$(basename "$icd")" ] && cp "$icd" "$vendors/"
+  [ -e "$icd" ] && [ ! -e "$vendors/$(basename "$icd")" ] && install_icd "$(cat "$icd")" "$vendors/$(basename "$icd")"
 done
 
 if command -v clinfo > /dev/null; then

@@ -1,4 +1,5 @@
 // Optimize.cpp - LLVM's optimization pipeline and code generation, shared by every target.
+#include "compiler/HostVectorMath.h"
 #include "compiler/ScalarizeGathers.h"
 #include "compiler/Targets.h"
 
@@ -36,8 +37,10 @@ namespace {
 
 llvm::TargetLibraryInfoImpl libraryInfo(const llvm::Module &module, bool hostVectorLibrary) {
   llvm::TargetLibraryInfoImpl info{llvm::Triple(module.getTargetTriple())};
-  if (hostVectorLibrary)
+  if (hostVectorLibrary) {
     info.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86);
+    addGlibcVectorMath(info);
+  }
   return info;
 }
 
