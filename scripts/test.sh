@@ -24,6 +24,7 @@ echo "== C++ tests (ctest)"
 ctest --test-dir "$build" --output-on-failure -j"${DPK_JOBS:-2}" --timeout 600
 
 if [ -d "$root/frontends/python/tests" ]; then
-  echo "== Python tests (pytest)"
-  PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" "$python" -m pytest -q "$root/frontends/python/tests"
+  echo "== Python tests (pytest, on the editable install in $build/venv)"
+  # From the build folder, without PYTHONPATH: only the installed package can be imported.
+  (cd "$build" && env -u PYTHONPATH ./venv/bin/python -m pytest -q "$root/frontends/python/tests")
 fi

@@ -109,6 +109,8 @@ std::vector<const char *> textTemplates(std::string_view event) {
       {"transfer", "{bytes} bytes {direction} on {device} in {time_ms} ms"},
       {"transfer", "{bytes} bytes {direction} on {device}"},
       {"fallback", "{kernel}: {reason} on {from}, ran on {to}"},
+      // Emitted by the Python frontend when a mixed-device launch migrates an array.
+      {"placement.migrate", "{kernel}: argument {argument} {direction} {from} -> {to} ({bytes} bytes)"},
       {"dump", "{kernel} {stage} -> {path}"},
   };
   std::vector<const char *> found;

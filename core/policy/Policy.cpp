@@ -56,6 +56,23 @@ const char *cacheModeName(CacheMode mode) {
   return "unknown";
 }
 
+const char *mixedDevicesName(MixedDevices value) {
+  switch (value) {
+  case MixedDevices::Error:
+    return "error";
+  case MixedDevices::Migrate:
+    return "migrate";
+  }
+  return "unknown";
+}
+
+std::optional<MixedDevices> parseMixedDevices(std::string_view name) {
+  for (MixedDevices value : {MixedDevices::Error, MixedDevices::Migrate})
+    if (name == mixedDevicesName(value))
+      return value;
+  return std::nullopt;
+}
+
 namespace {
 
 /// The variable's value, or "" when unset; empty variables count as unset.
@@ -211,6 +228,15 @@ Error applyEnvironment(Policy &policy) {
       return badEnvironment("DPK_CACHE_MODE", value,
                             "bad mode; allowed values: read_write, read_only, off");
     policy.environmentOverrides.push_back("DPK_CACHE_MODE=" + value);
+  }
+  if (std::string value = environment("DPK_MIXED_DEVICES"); !value.empty()) {
+    std::optional<MixedDevices> mixed = parseMixedDevices(value);
+    if (!mixed)
+      return badEnvironment("DPK_MIXED_DEVICES", value,
+                            "bad value; allowed values: error, migrate");
+    policy.placement.mixedDevices = *mixed;
+    policy.placement.origin = "DPK_MIXED_DEVICES";
+    policy.environmentOverrides.push_back("DPK_MIXED_DEVICES=" + value);
   }
   return Error::success();
 }

@@ -71,6 +71,21 @@ struct CacheSettings {
   CacheMode mode = CacheMode::ReadWrite;
 };
 
+/// What a launch does when its device arrays live on different devices (the Python frontend
+/// asks; the C API's launches take one queue and never mix devices).
+enum class MixedDevices {
+  Error,  // [error] the launch fails with a placement error naming the devices
+  Migrate // [migrate] copy the arrays to one device, run there, copy the results back
+};
+const char *mixedDevicesName(MixedDevices value);
+std::optional<MixedDevices> parseMixedDevices(std::string_view name);
+
+struct PlacementSettings {
+  MixedDevices mixedDevices = MixedDevices::Error;
+  std::string origin; // where it was set: "file.yaml:30:18", "built-in default:47:18",
+                      // "DPK_MIXED_DEVICES"
+};
+
 struct PluginSettings {
   std::vector<std::string> searchPaths; // folders searched after DPK_PLUGIN_PATH, before the
                                         // folder of libdpk.so
@@ -102,6 +117,7 @@ struct Policy {
   DiagnosticsSettings diagnostics;
   PluginSettings plugins;
   CacheSettings cache;
+  PlacementSettings placement;
 
   /// Environment variables that changed a setting, in the order applied ("DPK_FALLBACK=deny").
   std::vector<std::string> environmentOverrides;
@@ -126,9 +142,9 @@ Expected<Policy> loadPolicyFile(const std::string &path);
 std::string policySearchResult();
 
 /// Applies DPK_DEVICE_SELECTOR, DPK_FALLBACK, DPK_DIAGNOSTICS, DPK_DIAGNOSTICS_FILE,
-/// DPK_DUMP_DIR, DPK_CACHE_DIR and DPK_CACHE_MODE from the process environment. Empty variables
-/// count as unset. A bad value is DPK_ERROR_POLICY (DPK_ERROR_PARSE for a bad selector) naming
-/// the variable.
+/// DPK_DUMP_DIR, DPK_CACHE_DIR, DPK_CACHE_MODE and DPK_MIXED_DEVICES from the process
+/// environment. Empty variables count as unset. A bad value is DPK_ERROR_POLICY
+/// (DPK_ERROR_PARSE for a bad selector) naming the variable.
 Error applyEnvironment(Policy &policy);
 
 /// The whole search: file (see policySearchResult) or built-in default, then the environment.

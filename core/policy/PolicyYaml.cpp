@@ -438,10 +438,26 @@ private:
     return true;
   }
 
+  bool readPlacement(const YAML::Node &node) {
+    std::vector<Entry> fields;
+    if (!entries(node, "placement", {"mixed_devices"}, fields))
+      return false;
+    for (const Entry &e : fields) {
+      if (e.key == "mixed_devices" &&
+          !readEnum<MixedDevices>(e.value, "placement.mixed_devices",
+                                  {{"error", MixedDevices::Error},
+                                   {"migrate", MixedDevices::Migrate}},
+                                  policy_.placement.mixedDevices))
+        return false;
+      policy_.placement.origin = where(e.value);
+    }
+    return true;
+  }
+
   bool readRoot(const YAML::Node &root) {
     std::vector<Entry> fields;
     if (!entries(root, "", {"version", "devices", "fallback", "kernels", "diagnostics", "plugins",
-                            "cache"},
+                            "cache", "placement"},
                  fields))
       return false;
     auto find = [&](const char *key) -> const Entry * {
@@ -472,6 +488,8 @@ private:
     if (const Entry *e = find("plugins"); e && !readPlugins(e->value))
       return false;
     if (const Entry *e = find("cache"); e && !readCache(e->value))
+      return false;
+    if (const Entry *e = find("placement"); e && !readPlacement(e->value))
       return false;
     return true;
   }

@@ -151,7 +151,7 @@ cache: {dir: /tmp/c, mode: "off"}
 TEST(PolicyErrors, UnknownKeyListsAllowedKeys) {
   EXPECT_EQ(parseError("version: 1\ndevics:\n  prefer: gpu\n"),
             "t.yaml:2:1: policy: unknown key 'devics' (did you mean 'devices'?); allowed keys: "
-            "version, devices, fallback, kernels, diagnostics, plugins, cache");
+            "version, devices, fallback, kernels, diagnostics, plugins, cache, placement");
   EXPECT_EQ(parseError("version: 1\nfallback:\n  mode: warn\n  mdoe: deny\n"),
             "t.yaml:4:3: fallback: unknown key 'mdoe' (did you mean 'mode'?); allowed keys: "
             "mode, on");

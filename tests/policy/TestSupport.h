@@ -24,7 +24,7 @@ public:
     // A developer's own settings must not leak into the tests.
     for (const char *name : {"DPK_CONFIG", "DPK_DEVICE_SELECTOR", "DPK_FALLBACK", "DPK_DIAGNOSTICS",
                              "DPK_DIAGNOSTICS_FILE", "DPK_DUMP_DIR", "DPK_CACHE_DIR",
-                             "DPK_CACHE_MODE", "XDG_CONFIG_HOME"})
+                             "DPK_CACHE_MODE", "DPK_MIXED_DEVICES", "XDG_CONFIG_HOME"})
       unset(name);
   }
   ~ScopedEnvironment() {

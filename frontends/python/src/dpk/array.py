@@ -1,13 +1,15 @@
 """dpk device arrays: memory on one dpk device, with NumPy-style shape and dtype.
 
 Arrays are C-contiguous. They follow compute-follows-data: a launch whose dpk arrays all live on
-one device runs there; arrays of different devices in one launch raise PlacementError.
+one device runs there; for arrays of different devices see placement.py.
 Interchange:
   - ``asnumpy()`` / ``np.asarray(a)`` copy to the host (zero-copy for arrays on the host device,
-    which also export ``__array_interface__`` and ``__dlpack__``);
+    which also export ``__array_interface__``); ``__dlpack__`` is zero-copy on the host (kDLCPU)
+    and on CUDA devices (kDLCUDA);
   - ``asarray(x)`` accepts NumPy arrays and anything NumPy converts, DLPack producers on the
-    CPU (through ``numpy.from_dlpack``, zero-copy into the host), and objects with
-    ``__cuda_array_interface__`` (wrapped zero-copy when the target is a CUDA device).
+    CPU (through ``numpy.from_dlpack``, zero-copy into the host) and on CUDA devices (wrapped
+    zero-copy on that dpk CUDA device), and objects with ``__cuda_array_interface__`` (wrapped
+    zero-copy when the target is a CUDA device).
 """
 
 from __future__ import annotations
@@ -17,11 +19,14 @@ import weakref
 import numpy as np
 
 from ._core_loader import core
-from ._errors import KernelTypeError, PlacementError, UnsupportedError
+from ._errors import KernelTypeError, UnsupportedError
 from .compiler.types import supported_dtype
 from .runtime import Device, default_device, get_devices, select_device
 
 _MEM_DEVICE = 1
+
+# DLPack device types (dlpack.h DLDeviceType) dpk understands.
+KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 13
 
 
 def _c_strides(shape):
@@ -129,14 +134,27 @@ class Array:
         return _HostExport(self).__array_interface__
 
     def __dlpack__(self, stream=None, **kwargs):
-        if not self._device.is_host:
-            raise UnsupportedError("__dlpack__ is offered for arrays on the host device only; "
+        """DLPack export: host arrays as kDLCPU (through NumPy), CUDA arrays as kDLCUDA over the
+        array's own memory (the capsule keeps the array alive). dpk waits for its own queue
+        before handing out the tensor, so ``stream`` needs no ordering from dpk's side."""
+        if self._device.is_host:
+            return np.asarray(_HostExport(self)).__dlpack__(
+                **({} if stream is None else {"stream": stream}))
+        if self._device.backend != "cuda":
+            raise UnsupportedError(f"__dlpack__ is offered for arrays on the host and CUDA "
+                                   f"devices; this one is on {self._device.filter_string}: "
                                    "call asnumpy() first")
-        return np.asarray(_HostExport(self)).__dlpack__(**({} if stream is None
-                                                            else {"stream": stream}))
+        self._device.synchronize()
+        exported = core().dlpack_export(self._ptr, list(self._shape), self._dtype.str,
+                                        KDL_CUDA, self._device.ordinal, self)
+        # nanobind's exporter takes the standard keywords (max_version, dl_device, copy) and
+        # accepts `stream` without needing it: dpk's queue is idle at this point.
+        return exported.__dlpack__(**kwargs, **({} if stream is None else {"stream": stream}))
 
     def __dlpack_device__(self):
-        return (1, 0)  # kDLCPU
+        if self._device.backend == "cuda":
+            return (KDL_CUDA, self._device.ordinal)
+        return (KDL_CPU, 0)
 
     def to_device(self, device) -> "Array":
         """A copy on another device (the same array when it already lives there)."""
@@ -174,6 +192,47 @@ def _from_cuda_array_interface(obj, device, dtype):
                                                                       target)
 
 
+def dlpack_device_of(obj):
+    """The producer's (DLPack device type, id); producers without __dlpack_device__ are CPU."""
+    query = getattr(obj, "__dlpack_device__", None)
+    if query is None:
+        return (KDL_CPU, 0)
+    kind, ident = query()
+    return (int(kind), int(ident))
+
+
+def cuda_device_for(ordinal, what):
+    """The dpk CUDA device whose CUDA ordinal is `ordinal`, or UnsupportedError saying why not."""
+    cuda = [d for d in get_devices() if d.backend == "cuda"]
+    for d in cuda:
+        if d.ordinal == ordinal:
+            return d
+    have = ", ".join(d.filter_string for d in cuda) or "none"
+    raise UnsupportedError(f"{what} lives on CUDA device {ordinal}, which dpk does not offer "
+                           f"(dpk's CUDA devices: {have}; the policy or DPK_DEVICE_SELECTOR may "
+                           "exclude them)")
+
+
+def _from_cuda_dlpack(obj, device, dtype):
+    """Wraps a kDLCUDA producer's memory on its dpk CUDA device without copying (the dpk array
+    holds the imported tensor, so the producer's memory stays valid); copies only when `device`
+    names another device or `dtype` another type."""
+    kind, ordinal = dlpack_device_of(obj)
+    home = cuda_device_for(ordinal, f"this DLPack array (device type {kind})")
+    view = core().dlpack_import(obj)
+    if not view.typestr:
+        raise UnsupportedError("this DLPack array's element type has no NumPy equivalent")
+    adt = np.dtype(view.typestr)
+    shape = tuple(view.shape)
+    if tuple(view.strides) != _c_strides(shape):
+        raise UnsupportedError("only C-contiguous DLPack arrays are wrapped on CUDA devices")
+    arr = Array(shape if shape else (1,), adt, home, _ptr=int(view.ptr), _owner=view)
+    if device is not None and select_device(device) is not home:
+        arr = arr.to_device(device)
+    return arr if dtype is None or np.dtype(dtype) == adt else asarray(arr.asnumpy(), dtype,
+                                                                      arr.device)
+
+
 def asarray(obj, dtype=None, device=None) -> Array:
     """``obj`` as a dpk array on ``device`` (a filter string or Device; default: the policy's
     choice, or obj's own device for a dpk array)."""
@@ -184,9 +243,14 @@ def asarray(obj, dtype=None, device=None) -> Array:
             return asarray(obj.asnumpy().astype(dtype), device=obj.device)
         moved = obj.to_device(device)
         return moved if dtype is None else asarray(moved, dtype)
-    if hasattr(obj, "__cuda_array_interface__") and not isinstance(obj, np.ndarray):
+    foreign = not isinstance(obj, np.ndarray)
+    # DLPack before __cuda_array_interface__ (CuPy and PyTorch offer both): it names the device.
+    if foreign and hasattr(obj, "__dlpack__") and \
+            dlpack_device_of(obj)[0] in (KDL_CUDA, KDL_CUDA_MANAGED):
+        return _from_cuda_dlpack(obj, device, dtype)
+    if foreign and hasattr(obj, "__cuda_array_interface__"):
         return _from_cuda_array_interface(obj, device, dtype)
-    if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
+    if foreign and hasattr(obj, "__dlpack__"):
         try:
             obj = np.from_dlpack(obj)
         except (RuntimeError, BufferError, TypeError) as exc:
@@ -218,13 +282,9 @@ def ones(shape, dtype=np.float64, device=None) -> Array:
 
 
 def devices_of(args):
-    """The distinct devices of the dpk arrays among ``args``; raises PlacementError if > 1."""
+    """The distinct devices of the dpk arrays among ``args``, in argument order."""
     found = []
     for a in args:
         if isinstance(a, Array) and a.device not in found:
             found.append(a.device)
-    if len(found) > 1:
-        names = ", ".join(d.filter_string for d in found)
-        raise PlacementError(f"the arrays of one launch live on different devices ({names}); "
-                             "move them to one device with .to_device()")
     return found

@@ -6,7 +6,10 @@ which types the arguments, compiles the kernel to IR once per specialization (co
 data for the device), creates the dpk program and returns a launch plan:
   - direct: NumPy arrays pass zero-copy to the host device, dpk arrays by their device address;
   - slow: for another device, NumPy arrays are copied to it, the launch runs on dpk arrays,
-    and the arrays are copied back (diagnostics level 3 reports the copies).
+    and the arrays are copied back (diagnostics level 3 reports the copies); dpk arrays of
+    several devices are migrated the same way when the policy says so (placement.py);
+  - import: foreign arrays (CuPy, PyTorch, DLPack producers) are imported without copies and
+    the launch is made again with them (placement.py).
 The IR compiled per specialization is device-independent; the core compiles it per device and
 caches the result on disk (DPK_CACHE_DIR), so a second process pays no device compile.
 """
@@ -24,7 +27,8 @@ import numpy as np
 
 from . import _core_loader
 from ._errors import DpkError, InvalidRangeError, KernelTypeError
-from .array import Array, asarray, devices_of
+from . import placement
+from .array import Array, devices_of
 from .compiler.types import BOOL, F64, I64, supported_dtype
 from .compiler.values import PointerArray, Scalar, ViewArray
 from .kernel_api import Item, LocalAccessor, NdItem, NdRange
@@ -53,16 +57,6 @@ class _Compiled:
         core = _core_loader.core()
         self.program = core.Program.from_ir(ir, name)
         self.kernel = core.Kernel(self.program, name)
-
-
-class _DoneEvent:
-    """The event of an async launch that had to run synchronously (copies to a device)."""
-
-    def wait(self):
-        return None
-
-    def status(self):
-        return 2
 
 
 def _arg_error(fn, index, arg, why):
@@ -224,41 +218,30 @@ class KernelDispatcher:
     # ---- the launch miss handler --------------------------------------------------------------
 
     def _miss(self, index_range, args):
+        if any(placement.is_foreign(a) for a in args):
+            # Not cached (the fast path cannot key foreign objects): each launch imports them.
+            return ("slow", functools.partial(placement.importing_launch, weakref.proxy(self)))
         kind, ndim = self._index_kind(index_range)
         values, kinds, key = self._type_args(args, kind)
         compiled = self._specialize(kind, ndim, values, kinds, key)
         found = devices_of(args)
-        if found:
+        bound = select_device(self._device) if self._device is not None else None
+        # Misplaced: arrays of several devices, or arrays away from the kernel's bound device.
+        migrate = len(found) > 1 or (bound is not None and found and found[0] is not bound)
+        if migrate:
+            placement.check_placement(found, bound, self.__name__)  # raises unless migrating
+            device = placement.target_device(found, bound)
+        elif found:
             device = found[0]
-            if self._device is not None and select_device(self._device) is not device:
-                raise DpkError(f"kernel {self.__name__}() is bound to {self._device} but its "
-                               f"arrays live on {device.filter_string}")
         else:
             device = select_device(self._device or os.environ.get("DPK_DEVICE_SELECTOR") or None)
         self.stats["plans"] += 1
-        if "V" in kinds and not device.is_host:
-            return ("slow", functools.partial(_copying_launch, weakref.proxy(self), device, kinds,
-                                              compiled.written))
+        if migrate or ("V" in kinds and not device.is_host):
+            # weakref.proxy: the plan lives in the launcher, which the dispatcher owns.
+            return ("slow", functools.partial(placement.staged_launch, weakref.proxy(self),
+                                              device, kinds,
+                                              compiled.written, self.__name__))
         return (compiled.kernel, device.queue, kinds)
-
-
-def _copying_launch(dispatcher, device, kinds, written, index_range, args, deps, is_async):
-    """Launch on a device that cannot read NumPy memory: copy in, launch, copy back the arrays
-    the kernel may write (the compiler says which)."""
-    staged, back = [], []
-    for i, (a, k) in enumerate(zip(args, kinds)):
-        if k == "V":
-            host = np.asarray(a)
-            dev = asarray(host, device=device)
-            staged.append(dev)
-            if i in written and host.flags.writeable:
-                back.append((host, dev))
-        else:
-            staged.append(a)
-    dispatcher._launcher.call(index_range, tuple(staged), deps, False)
-    for host, dev in back:
-        host[...] = dev.asnumpy()
-    return _DoneEvent() if is_async else None
 
 
 class _ArrayType:
@@ -369,7 +352,8 @@ def call_kernel_async(kernel, index_range, dependent_events, *kernel_args):
     """Submits ``kernel`` after ``dependent_events`` (a list of events, may be empty) and
     returns its Event at once. The arguments stay alive until the event completes."""
     # Events of launches that completed synchronously (copies to a device) need no waiting.
-    deps = [e for e in dependent_events or () if not isinstance(e, _DoneEvent)] or None
+    deps = [e for e in dependent_events or ()
+            if not isinstance(e, placement.DoneEvent)] or None
     try:
         return _launcher_of(kernel).call(index_range, kernel_args, deps, True)
     except DpkError as exc:

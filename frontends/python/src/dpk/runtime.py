@@ -44,6 +44,13 @@ class Device:
         return self._dev.filter_string
 
     @property
+    def ordinal(self) -> int:
+        """The index in the canonical filter string ("cuda:gpu:1" -> 1): the device's place
+        among the devices of its backend and type. The CUDA plugin reports devices by CUDA
+        ordinal, so for CUDA devices this is the ordinal DLPack's device id names."""
+        return int(self._dev.filter_string.rsplit(":", 1)[-1])
+
+    @property
     def device_type(self) -> str:
         return _DEVICE_TYPES.get(self._dev.device_type, "unknown")
 

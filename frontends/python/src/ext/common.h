@@ -38,6 +38,8 @@ void initErrors(nb::module_ &m);
 void initIr(nb::module_ &m);
 void initRuntime(nb::module_ &m);
 void initLaunch(nb::module_ &m);
+void initPolicy(nb::module_ &m);
+void initDLPack(nb::module_ &m);
 
 } // namespace dpk::py
 
