@@ -14,10 +14,14 @@ mkdir -p "$stage/bin" "$stage/lib/dpk/plugins" "$stage/deps" "$out"
 
 cp -a "$build"/lib/libdpk.so* "$stage/lib/"
 cp -a "$build"/lib/dpk/plugins/*.so "$stage/lib/dpk/plugins/"
-[ -d "$build/lib/dpk/testplugins" ] && mkdir -p "$stage/lib/dpk/testplugins" && cp -a "$build"/lib/dpk/testplugins/*.so "$stage/lib/dpk/testplugins/"
+# Test plugins only where they were built (a build folder of selected targets may have the
+# folder but none of them).
+if compgen -G "$build/lib/dpk/testplugins/*.so" > /dev/null; then
+  mkdir -p "$stage/lib/dpk/testplugins" && cp -a "$build"/lib/dpk/testplugins/*.so "$stage/lib/dpk/testplugins/"
+fi
 # The programs the GPU runs use (DPK_PACK_PROGRAMS overrides); unit-test binaries of CPU-only
 # parts stay behind, which keeps the pack inside the device tool's 64 MiB.
-programs=${DPK_PACK_PROGRAMS:-"dpk-ls dpk-demo dpkc dpk_bench dpk_conformance_tests dpk_cuda_backend_tests dpk_cuda_baselines dpk_opencl_backend_tests"}
+programs=${DPK_PACK_PROGRAMS:-"dpk-ls dpk-demo dpkc dpk_bench dpk_conformance_tests dpk_cuda_backend_tests dpk_cuda_baselines dpk_cuda_capi_bench dpk_opencl_backend_tests"}
 for program in $programs; do
   [ -x "$build/bin/$program" ] && cp -a "$build/bin/$program" "$stage/bin/"
 done

@@ -119,6 +119,7 @@ enum : unsigned {
     (CUcontext * context, CUdevice device))                                                        \
   X(devicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", CUresult, (CUdevice device))          \
   X(ctxSetCurrent, "cuCtxSetCurrent", CUresult, (CUcontext context))                               \
+  X(ctxGetCurrent, "cuCtxGetCurrent", CUresult, (CUcontext * context))                             \
   X(memGetInfo, "cuMemGetInfo_v2", CUresult, (size_t * freeBytes, size_t * totalBytes))            \
   X(memAlloc, "cuMemAlloc_v2", CUresult, (CUdeviceptr * ptr, size_t bytes))                        \
   X(memAllocManaged, "cuMemAllocManaged", CUresult,                                                \

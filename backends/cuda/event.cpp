@@ -37,7 +37,7 @@ std::string Event::describe() const {
 }
 
 dpk_status_t beginCommandEvent(Queue &queue, bool wanted, CommandKind kind, size_t bytes,
-                               std::shared_ptr<const std::string> kernel,
+                               const std::shared_ptr<const std::string> &kernel,
                                std::unique_ptr<Event> &out) {
   out.reset();
   // Nobody can ask about a command without an out-event, profiling queue or not.
@@ -49,7 +49,7 @@ dpk_status_t beginCommandEvent(Queue &queue, bool wanted, CommandKind kind, size
   event->context = queue.context;
   event->kind = kind;
   event->bytes = bytes;
-  event->kernel = std::move(kernel);
+  event->kernel = kernel;
   event->timed = queue.profiling;
   // Timing costs a little on every record; only profiling queues pay it (and create their
   // events, which the spares are not).

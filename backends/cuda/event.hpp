@@ -38,7 +38,7 @@ inline Event *toEvent(dpk_pl_event_t handle) { return reinterpret_cast<Event *>(
 /// Creates the event of a command about to be enqueued on `queue`; on a profiling queue it
 /// records the start now. Returns null in *out when the caller wants no event.
 dpk_status_t beginCommandEvent(Queue &queue, bool wanted, CommandKind kind, size_t bytes,
-                               std::shared_ptr<const std::string> kernel,
+                               const std::shared_ptr<const std::string> &kernel,
                                std::unique_ptr<Event> &out);
 /// Records the end of the command and hands the event to the caller (or drops it).
 dpk_status_t endCommandEvent(Queue &queue, std::unique_ptr<Event> &event, dpk_pl_event_t *outEvent);

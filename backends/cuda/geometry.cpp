@@ -1,6 +1,8 @@
 // geometry.cpp - grid and block selection for dpk launches on CUDA.
 #include "geometry.hpp"
 
+#include <cstdint>
+
 namespace dpk::cuda {
 
 uint64_t largestDivisorAtMost(uint64_t value, uint64_t limit) {
@@ -40,11 +42,13 @@ std::string computeGeometry(const dpk_launch_config_t &config, const BlockLimits
     }
   }
   uint64_t threads = 1;
-  std::string shape;
-  for (uint32_t d = 0; d < dims; ++d) {
-    uint64_t l = config.local_size[d] ? config.local_size[d] : local[dims - 1 - d];
-    shape += (d ? "x" : "") + std::to_string(l);
-  }
+  // The work-group in dpk order, for messages only: built when a check fails, not per launch.
+  auto shape = [&] {
+    std::string text;
+    for (uint32_t d = 0; d < dims; ++d)
+      text += (d ? "x" : "") + std::to_string(local[dims - 1 - d]);
+    return text;
+  };
   for (int i = 0; i < 3; ++i) {
     threads *= local[i];
     if (global[i] % local[i] != 0) {
@@ -60,7 +64,7 @@ std::string computeGeometry(const dpk_launch_config_t &config, const BlockLimits
     }
   }
   if (threads > limits.maxThreads)
-    return "work-group of " + std::to_string(threads) + " work-items (" + shape +
+    return "work-group of " + std::to_string(threads) + " work-items (" + shape() +
            ") exceeds this kernel's limit of " + std::to_string(limits.maxThreads) +
            " work-items per work-group";
   for (int i = 0; i < 3; ++i) {
@@ -70,6 +74,14 @@ std::string computeGeometry(const dpk_launch_config_t &config, const BlockLimits
       return std::to_string(groups) + " work-groups in dimension " + std::to_string(d) +
              " exceed the device's limit of " + std::to_string(limits.maxGrid[i]) +
              " (CUDA grid dimension " + "xyz"[i] + ")";
+    }
+    // dpk's PTX computes global ids and sizes of CUDA y and z in 32 bits (PtxTarget.cpp), exact
+    // under every CUDA device's limits so far (65535 blocks of at most 1024 threads). A device
+    // reporting larger limits must not silently wrap them.
+    if (i > 0 && global[i] > UINT32_MAX) {
+      uint32_t d = dims - 1 - i;
+      return "global size " + std::to_string(global[i]) + " in dimension " + std::to_string(d) +
+             " exceeds 2^32 - 1, the most dpk's PTX indexes in CUDA dimension " + "xyz"[i];
     }
     out.grid[i] = static_cast<uint32_t>(groups);
     out.block[i] = static_cast<uint32_t>(local[i]);

@@ -1,18 +1,31 @@
 // cuda_baselines.cu - the CUDA C++ baselines for dpk's GPU benchmarks, built with nvcc and run
-// on the GPU machine next to dpk_bench (scripts/device-bench.sh). Benchmark names follow
-// dpk_bench's "workload/size/backend" so bench/report.py puts them in the same rows:
-//   backend "cuda-nvcc"        kernels written in CUDA C++, compiled by nvcc -O3
+// on the GPU machine next to dpk_bench (scripts/device-run.sh, scripts/device-cuda-bench.sh).
+// Benchmark names follow dpk_bench's "workload/size/backend" so bench/report.py puts them in the
+// same rows:
+//   backend "cuda-nvcc"        kernels written in CUDA C++, compiled by nvcc -O3, timed by the
+//                              GPU (cudaEvent before and after each launch)
+//   backend "cuda-nvcc-host-clock"  the same kernels timed as dpk_bench times dpk's launches:
+//                              launch + cudaStreamSynchronize on the host clock, which adds the
+//                              launch and the wake-up after the kernel (about 4 us on the H100)
 //   backend "cuda-memcpy"      the device's own copy (cudaMemcpy device to device), as a triad/
 //                              vector-add ceiling: bytes moved at copy bandwidth
 //   backend "cuda-driver-raw"  an empty kernel launched with cuLaunchKernel + synchronize
+//   backend "lab-<file>-b<N>"  with DPK_LAB_PTX_DIR set: pairwise-distance PTX files (dpk's, nvcc's,
+//                              variants) JIT-loaded and launched like cuda-nvcc (see labBench)
 // Each kernel's result is checked on the host before it is timed.
 #include <benchmark/benchmark.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <regex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -98,7 +111,22 @@ template <typename Launch> void timeKernel(benchmark::State &state, Launch launc
   cudaEventDestroy(stop);
 }
 
-void triadBench(benchmark::State &state) {
+// Times `launch` + synchronize on the host clock (real time), as dpk_bench times dpk.
+template <typename Launch> void timeHost(benchmark::State &state, Launch launch) {
+  for (auto _ : state) {
+    launch();
+    CHECK_CUDA(cudaStreamSynchronize(0));
+  }
+}
+
+template <typename Launch> void timeKernelOrHost(benchmark::State &state, bool hostClock, Launch launch) {
+  if (hostClock)
+    timeHost(state, launch);
+  else
+    timeKernel(state, launch);
+}
+
+void triadBench(benchmark::State &state, bool hostClock) {
   const long n = 1 << 25;
   auto b = randomValues<double>(n, 1), c = randomValues<double>(n, 2);
   double *da = nullptr, *db = upload(b), *dc = upload(c);
@@ -113,12 +141,12 @@ void triadBench(benchmark::State &state) {
       state.SkipWithError("triad: wrong result");
       return;
     }
-  timeKernel(state, run);
+  timeKernelOrHost(state, hostClock, run);
   state.counters["bytes_per_second"] = benchmark::Counter(24.0 * n, benchmark::Counter::kIsIterationInvariantRate);
   cudaFree(da); cudaFree(db); cudaFree(dc);
 }
 
-void vectorAddBench(benchmark::State &state) {
+void vectorAddBench(benchmark::State &state, bool hostClock) {
   const long n = 1 << 25;
   auto a = randomValues<float>(n, 3), b = randomValues<float>(n, 4);
   float *da = upload(a), *db = upload(b), *dc = nullptr;
@@ -128,7 +156,7 @@ void vectorAddBench(benchmark::State &state) {
   auto c = download(dc, n);
   for (long i = 0; i < n; i += 997)
     if (c[i] != a[i] + b[i]) { state.SkipWithError("vector_add: wrong result"); return; }
-  timeKernel(state, run);
+  timeKernelOrHost(state, hostClock, run);
   state.counters["bytes_per_second"] = benchmark::Counter(12.0 * n, benchmark::Counter::kIsIterationInvariantRate);
   cudaFree(da); cudaFree(db); cudaFree(dc);
 }
@@ -147,7 +175,7 @@ void copyBench(benchmark::State &state, size_t bytesMovedByKernel) {
   cudaFree(dst);
 }
 
-void pairwiseBench(benchmark::State &state) {
+void pairwiseBench(benchmark::State &state, bool hostClock) {
   const long n = 4096, d = 3;
   auto x = randomValues<float>(n * d, 5);
   float *dx = upload(x), *dd = nullptr;
@@ -164,13 +192,91 @@ void pairwiseBench(benchmark::State &state) {
         state.SkipWithError("pairwise_distance: wrong result"); return;
       }
     }
-  timeKernel(state, run);
+  timeKernelOrHost(state, hostClock, run);
   state.counters["bytes_per_second"] = benchmark::Counter(4.0 * n * n, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["flops"] = benchmark::Counter(3.0 * d * n * n + n * n, benchmark::Counter::kIsIterationInvariantRate);
   cudaFree(dx); cudaFree(dd);
 }
 
-void matmulBench(benchmark::State &state) {
+// Pairwise-distance lab: every PTX file of $DPK_LAB_PTX_DIR is loaded with the driver's JIT and
+// launched like the nvcc kernel above (same data, legacy stream, cudaEvent timing, result checked),
+// with blocks of each width in $DPK_LAB_BLOCKS ("256" by default) and the row in blockIdx.y, so
+// dpk's code, nvcc's own PTX and variants of either are compared in one process. A kernel takes
+// either nvcc's parameters (x, dist, n, d) or dpk's ABI (x, shape[2], strides[2], dist, shape[2],
+// strides[2]), told apart by its parameter count.
+void labBench(benchmark::State &state, const std::string &path, unsigned blockX) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  std::string ptx = text.str();
+  std::smatch entry;
+  if (!std::regex_search(ptx, entry, std::regex(R"(\.entry\s+(\w+)\s*\(([^)]*)\))"))) {
+    state.SkipWithError(("no .entry in " + path).c_str());
+    return;
+  }
+  std::string params = entry[2].str();
+  size_t paramCount = 0;
+  for (size_t at = params.find(".param"); at != std::string::npos; at = params.find(".param", at + 1)) ++paramCount;
+  CHECK_CUDA(cudaFree(nullptr)); // the primary context, current on this thread
+  CUmodule module = nullptr;
+  CUfunction fn = nullptr;
+  if (cuModuleLoadData(&module, ptx.c_str()) != CUDA_SUCCESS ||
+      cuModuleGetFunction(&fn, module, entry[1].str().c_str()) != CUDA_SUCCESS) {
+    state.SkipWithError(("cannot load " + path).c_str());
+    return;
+  }
+  long n = 4096, d = 3, one = 1;
+  auto x = randomValues<float>(n * d, 5);
+  float *dx = upload(x), *dd = nullptr;
+  CHECK_CUDA(cudaMalloc(&dd, n * n * 4));
+  void *nvccArgs[] = {&dx, &dd, &n, &d};
+  void *dpkArgs[] = {&dx, &n, &d, &d, &one, &dd, &n, &n, &n, &one};
+  void **args = paramCount == 4 ? nvccArgs : paramCount == 10 ? dpkArgs : nullptr;
+  auto release = [&] { cudaFree(dx); cudaFree(dd); cuModuleUnload(module); };
+  if (!args || n % blockX) {
+    state.SkipWithError(("unexpected parameters or block width for " + path).c_str());
+    release();
+    return;
+  }
+  auto run = [&] {
+    if (cuLaunchKernel(fn, unsigned(n / blockX), unsigned(n), 1, blockX, 1, 1, 0, nullptr, args, nullptr) != CUDA_SUCCESS)
+      throw std::runtime_error("cuLaunchKernel failed for " + path);
+  };
+  run();
+  auto dist = download(dd, n * n);
+  for (long i = 0; i < n; i += 61)
+    for (long j = 0; j < n; j += 67) {
+      double sum = 0;
+      for (long k = 0; k < d; ++k) { double diff = double(x[i * d + k]) - x[j * d + k]; sum += diff * diff; }
+      if (std::fabs(dist[i * n + j] - std::sqrt(sum)) > 1e-5 * std::max(1.0, std::sqrt(sum))) {
+        state.SkipWithError(("pairwise_distance: wrong result from " + path).c_str());
+        release();
+        return;
+      }
+    }
+  timeKernel(state, run);
+  release();
+}
+
+void registerLab() {
+  const char *dir = std::getenv("DPK_LAB_PTX_DIR");
+  if (!dir) return;
+  std::vector<std::string> files;
+  for (const auto &entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().extension() == ".ptx") files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  std::vector<unsigned> blocks;
+  std::stringstream list(std::getenv("DPK_LAB_BLOCKS") ? std::getenv("DPK_LAB_BLOCKS") : "256");
+  for (std::string item; std::getline(list, item, ',');) blocks.push_back(unsigned(std::stoul(item)));
+  for (const std::string &path : files)
+    for (unsigned block : blocks) {
+      std::string name = "pairwise_distance/n=4096,d=3/lab-" + std::filesystem::path(path).stem().string() + "-b" + std::to_string(block);
+      benchmark::RegisterBenchmark(name.c_str(), [path, block](benchmark::State &s) { labBench(s, path, block); })
+          ->UseManualTime()->Unit(benchmark::kMicrosecond);
+    }
+}
+
+void matmulBench(benchmark::State &state, bool hostClock) {
   const long n = 1024;
   auto a = randomValues<float>(n * n, 12), b = randomValues<float>(n * n, 13);
   float *da = upload(a), *db = upload(b), *dc = nullptr;
@@ -187,7 +293,7 @@ void matmulBench(benchmark::State &state) {
       }
     }
   }
-  timeKernel(state, run);
+  timeKernelOrHost(state, hostClock, run);
   state.counters["flops"] = benchmark::Counter(2.0 * n * n * n, benchmark::Counter::kIsIterationInvariantRate);
   cudaFree(da); cudaFree(db); cudaFree(dc);
 }
@@ -214,15 +320,25 @@ void emptyBench(benchmark::State &state) {
 } // namespace
 
 int main(int argc, char **argv) {
-  benchmark::RegisterBenchmark("triad/n=32M/cuda-nvcc", triadBench)->UseManualTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("triad/n=32M/cuda-nvcc", [](benchmark::State &s) { triadBench(s, false); })->UseManualTime()->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("triad/n=32M/cuda-memcpy", [](benchmark::State &s) { copyBench(s, 24ul << 25); })
       ->UseManualTime()->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("vector_add/n=32M/cuda-nvcc", vectorAddBench)->UseManualTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("vector_add/n=32M/cuda-nvcc", [](benchmark::State &s) { vectorAddBench(s, false); })->UseManualTime()->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("vector_add/n=32M/cuda-memcpy", [](benchmark::State &s) { copyBench(s, 12ul << 25); })
       ->UseManualTime()->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("pairwise_distance/n=4096,d=3/cuda-nvcc", pairwiseBench)->UseManualTime()->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("tiled_matmul/n=1024/cuda-nvcc", matmulBench)->UseManualTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("pairwise_distance/n=4096,d=3/cuda-nvcc", [](benchmark::State &s) { pairwiseBench(s, false); })->UseManualTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("tiled_matmul/n=1024/cuda-nvcc", [](benchmark::State &s) { matmulBench(s, false); })->UseManualTime()->Unit(benchmark::kMillisecond);
+  // The same kernels on the host clock, the way dpk_bench measures dpk.
+  benchmark::RegisterBenchmark("triad/n=32M/cuda-nvcc-host-clock", [](benchmark::State &s) { triadBench(s, true); })
+      ->UseRealTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("vector_add/n=32M/cuda-nvcc-host-clock", [](benchmark::State &s) { vectorAddBench(s, true); })
+      ->UseRealTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("pairwise_distance/n=4096,d=3/cuda-nvcc-host-clock", [](benchmark::State &s) { pairwiseBench(s, true); })
+      ->UseRealTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("tiled_matmul/n=1024/cuda-nvcc-host-clock", [](benchmark::State &s) { matmulBench(s, true); })
+      ->UseRealTime()->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("empty_kernel/1 item, 4 args/cuda-driver-raw", emptyBench)->UseRealTime()->Unit(benchmark::kMicrosecond);
+  registerLab();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -1,20 +1,24 @@
 // PtxTarget.cpp - kernels as PTX through LLVM's NVPTX target.
 //
 // nvptx64-nvidia-cuda; kernels are marked in nvvm.annotations. dpk dimension d reads CUDA
-// dimension dims-1-d (dpk's last dimension is x); global id = ctaid * ntid + tid in 64 bits.
+// dimension dims-1-d (dpk's last dimension is x); global id = ctaid * ntid + tid, 64-bit for x,
+// 32-bit and zero-extended for y and z (see emitWorkItem).
 // Address spaces: global 1 (constant pointers too: they point at ordinary device memory),
 // local (shared) 3, private and generic 0. local_alloc is an addrspace(3) global per op.
 // ptr<local> kernel parameters (DPK_ARG_LOCAL) cannot be passed in CUDA: the kernel takes an
 // i64 byte offset into the dynamic shared memory `dpk_dynamic_local` instead, and the CUDA
 // backend passes the offsets and the total as the launch's dynamic shared memory size.
 // Math: libdevice (__nv_*) when found, linked with only what is used and internalized;
-// NVVMReflect runs in the pipeline NVPTX registers. LLVM 15's newest PTX target is sm_86 with
+// NVVMReflect runs in the pipeline NVPTX registers, after __CUDA_PREC_SQRT has been resolved to 1
+// here (IEEE sqrt, as nvcc's default -prec-sqrt=true). LLVM 15's newest PTX target is sm_86 with
 // PTX 7.5; newer architectures (sm_90) get sm_86 PTX, which the driver compiles for them.
 #include "compiler/Lowering.h"
 #include "compiler/Targets.h"
 
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -94,9 +98,13 @@ public:
   }
 
 protected:
-  Value *sreg(llvm::Intrinsic::ID x, llvm::Intrinsic::ID y, llvm::Intrinsic::ID z, unsigned dim) {
+  Value *sreg32(llvm::Intrinsic::ID x, llvm::Intrinsic::ID y, llvm::Intrinsic::ID z,
+                unsigned dim) {
     llvm::Intrinsic::ID id = dim == 0 ? x : dim == 1 ? y : z;
-    return builder_.CreateZExt(builder_.CreateIntrinsic(id, {}, {}), builder_.getInt64Ty());
+    return builder_.CreateIntrinsic(id, {}, {});
+  }
+  Value *sreg(llvm::Intrinsic::ID x, llvm::Intrinsic::ID y, llvm::Intrinsic::ID z, unsigned dim) {
+    return builder_.CreateZExt(sreg32(x, y, z, dim), builder_.getInt64Ty());
   }
 
   Expected<Value *> emitWorkItem(const ir::Op &op) override {
@@ -127,6 +135,31 @@ protected:
     if (op.kind == K::GroupId) return ctaid();
     if (op.kind == K::LocalSize) return ntid();
     if (op.kind == K::NumGroups) return nctaid();
+    // CUDA y and z: the grid has at most 65535 blocks and a block at most 1024 threads there, so
+    // global ids and sizes fit in 32 bits. Computed in 32 bits and zero-extended, the id's upper
+    // half is visibly zero to ptxas, which then drops the high-word multiplies of every 64-bit
+    // index product it takes part in (pairwise distance's row index: 103 instead of 108 sm_90
+    // instructions per thread, nvcc's kernel has 100). CUDA x allows 2^31 - 1 blocks, so x stays
+    // 64-bit (as in nvcc-compiled code that writes `blockIdx.x * (long)blockDim.x + threadIdx.x`).
+    if (api != 0 && (op.kind == K::GlobalId || op.kind == K::GlobalSize)) {
+      auto at = [&](llvm::Intrinsic::ID x, llvm::Intrinsic::ID y, llvm::Intrinsic::ID z) {
+        return sreg32(x, y, z, api);
+      };
+      Value *groups = op.kind == K::GlobalId
+                          ? at(I::nvvm_read_ptx_sreg_ctaid_x, I::nvvm_read_ptx_sreg_ctaid_y,
+                               I::nvvm_read_ptx_sreg_ctaid_z)
+                          : at(I::nvvm_read_ptx_sreg_nctaid_x, I::nvvm_read_ptx_sreg_nctaid_y,
+                               I::nvvm_read_ptx_sreg_nctaid_z);
+      Value *size = at(I::nvvm_read_ptx_sreg_ntid_x, I::nvvm_read_ptx_sreg_ntid_y,
+                       I::nvvm_read_ptx_sreg_ntid_z);
+      Value *value = builder_.CreateMul(groups, size, "", /*HasNUW=*/true, /*HasNSW=*/true);
+      if (op.kind == K::GlobalId)
+        value = builder_.CreateAdd(value,
+                                   at(I::nvvm_read_ptx_sreg_tid_x, I::nvvm_read_ptx_sreg_tid_y,
+                                      I::nvvm_read_ptx_sreg_tid_z),
+                                   "", /*HasNUW=*/true, /*HasNSW=*/true);
+      return builder_.CreateZExt(value, builder_.getInt64Ty());
+    }
     if (op.kind == K::GlobalId) return builder_.CreateAdd(builder_.CreateMul(ctaid(), ntid()), tid());
     if (op.kind == K::GlobalSize) return builder_.CreateMul(nctaid(), ntid());
     return unsupported(op, "not a work-item builtin");
@@ -207,6 +240,31 @@ Error linkLibdevice(llvm::Module &module, const std::string &path) {
   return Error::success();
 }
 
+/// libdevice asks `__nvvm_reflect("__CUDA_PREC_SQRT")` whether f32 square roots must be IEEE
+/// round-to-nearest (sqrt.rn.f32) or may be approximate (sqrt.approx.f32, not correctly rounded):
+/// __nv_sqrtf, __nv_hypotf, __nv_normf, __nv_norm3df, __nv_norm4df and __nv_jnf. LLVM 15's
+/// NVVMReflect only knows __CUDA_FTZ and __CUDA_ARCH and answers 0 for every other name, which
+/// silently made dpk's f32 sqrt approximate on CUDA. dpk's math is correctly rounded where IEEE
+/// says so (the host and OpenCL targets are), and nvcc's default is -prec-sqrt=true, so the query
+/// is answered 1 here, before NVVMReflect sees it. (f32 division is an `fdiv`, which NVPTX
+/// selects as div.rn.f32 unless the TargetMachine allows unsafe math; it does not.)
+void resolvePreciseSqrtReflect(llvm::Module &module) {
+  llvm::Function *reflect = module.getFunction("__nvvm_reflect");
+  if (!reflect) return;
+  std::vector<llvm::CallInst *> answered;
+  for (llvm::User *user : reflect->users()) {
+    auto *call = llvm::dyn_cast<llvm::CallInst>(user);
+    if (!call || call->getCalledFunction() != reflect || call->arg_size() != 1) continue;
+    llvm::StringRef name;
+    if (!llvm::getConstantStringInfo(call->getArgOperand(0), name)) continue;
+    if (name == "__CUDA_PREC_SQRT") answered.push_back(call);
+  }
+  for (llvm::CallInst *call : answered) {
+    call->replaceAllUsesWith(llvm::ConstantInt::get(call->getType(), 1));
+    call->eraseFromParent();
+  }
+}
+
 } // namespace
 
 
@@ -275,6 +333,7 @@ Expected<std::vector<uint8_t>> compilePtx(const ir::Module &module, const Compil
 
   if (info.libdeviceAvailable) {
     if (Error e = linkLibdevice(*llvmModule, libdevice)) return e;
+    resolvePreciseSqrtReflect(*llvmModule);
     // Only the kernels stay visible; everything linked from libdevice becomes internal.
     std::vector<std::string> kernels;
     for (const auto &kernel : module.functions)

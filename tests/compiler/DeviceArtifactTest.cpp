@@ -188,6 +188,31 @@ TEST(UnitInnerStride, PtxAndSpirvDoNotReadTheStride) {
   }
 }
 
+// f32 sqrt on CUDA is IEEE round-to-nearest (sqrt.rn.f32), as nvcc's default -prec-sqrt=true:
+// libdevice's __nv_sqrtf/__nv_hypotf choose sqrt.approx.f32 when __nvvm_reflect
+// ("__CUDA_PREC_SQRT") is 0, which LLVM 15's NVVMReflect answers for names it does not know.
+TEST(PtxMath, Float32SqrtIsCorrectlyRounded) {
+  auto module = parse("kernel @roots(%x: ptr<global, f32>, %y: ptr<global, f32>) {\n"
+                      "  %i = global_id 0 : i64\n"
+                      "  %a = load %x[%i] : f32\n"
+                      "  %b = load %y[%i] : f32\n"
+                      "  %s = math sqrt %a : f32\n"
+                      "  %h = math hypot %a, %b : f32\n"
+                      "  %r = add %s, %h : f32\n"
+                      "  store %x[%i], %r\n"
+                      "  return\n}\n");
+  ASSERT_TRUE(module);
+  compiler::CompileOptions options;
+  options.dims = 1;
+  options.target = compiler::TargetKind::Ptx;
+  options.targetId = "sm_90";
+  auto ptx = compiler::compileModule(*module, options);
+  ASSERT_TRUE(ptx) << ptx.error().message();
+  std::string text(ptx->bytes.begin(), ptx->bytes.end());
+  EXPECT_EQ(text.find("sqrt.approx"), std::string::npos) << text;
+  EXPECT_NE(text.find("sqrt.rn.f32"), std::string::npos) << text;
+}
+
 TEST(KernelAbi, ViewsExpand) {
   auto module = parse("kernel @k(%v: view<global, f32, 2>, %s: f64, %l: ptr<local, i32>) {\n"
                       "  return\n}\n");

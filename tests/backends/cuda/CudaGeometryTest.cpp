@@ -111,3 +111,15 @@ TEST(CudaGeometry, InvalidConfigurations) {
       computeGeometry(config(2, {1 << 20, 1}, {1, 1}), h100Like(), g).find("grid dimension y"),
       std::string::npos);
 }
+
+// dpk's PTX indexes CUDA y and z in 32 bits; a device with grid limits beyond today's 65535 must
+// get a clear refusal instead of wrapped ids.
+TEST(CudaGeometry, YAndZGlobalSizesStayWithin32Bits) {
+  BlockLimits limits = h100Like();
+  limits.maxGrid[1] = 2147483647;
+  Geometry geometry;
+  std::string why = computeGeometry(config(2, {uint64_t(1) << 33, 4}, {1024, 1}), limits, geometry);
+  EXPECT_NE(why.find("exceeds 2^32 - 1"), std::string::npos) << why;
+  EXPECT_NE(why.find("CUDA dimension y"), std::string::npos) << why;
+  EXPECT_EQ(computeGeometry(config(2, {65535u * 1024u, 4}, {1024, 1}), h100Like(), geometry), "");
+}
