@@ -12,6 +12,10 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib/dpk/plugins" "$stage/deps" "$out"
 
+# The GPU-only programs are not part of the default build (nothing here runs them): build them now.
+for target in dpk_cuda_baselines dpk_cuda_capi_bench; do
+  ninja -C "$build" -t query "$target" > /dev/null 2>&1 && ninja -C "$build" "$target" > /dev/null
+done
 cp -a "$build"/lib/libdpk.so* "$stage/lib/"
 cp -a "$build"/lib/dpk/plugins/*.so "$stage/lib/dpk/plugins/"
 # Test plugins only where they were built (a build folder of selected targets may have the

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # device-run.sh - what the GPU machine runs in one call: unpack, list devices, run the demo, the
-# conformance suite on every device there, and the GPU benchmarks next to the CUDA C++ baselines.
-# Output files go to $OUT (the device tool brings them back). See docs/gpu-machine.md.
+# conformance suite on every device there, the Python tests and launch benchmarks (with a cp312
+# build of the extension in .devcarry/pack/py312/python), the GPU benchmarks next to the CUDA C++
+# baselines, the C API launch overhead against raw driver calls, and the host CPU's paired
+# host-vs-oneTBB benchmark. Output files go to $OUT/device-run.tgz (the device tool brings back a
+# handful of files). See docs/gpu-machine.md.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=${OUT:-/tmp/dpk-out}
-mkdir -p "$out"
+final=${OUT:-/tmp/dpk-out}
+out=$(mktemp -d)
+mkdir -p "$final"
+trap 'tar -C "$out" -czf "$final/device-run.tgz" .' EXIT
 eval "$("$here/.devcarry/pack/device-unpack.sh")"
 export NCCL_NVLS_ENABLE=0
 # PoCL 5.0 there is linked with LLVM 16 and crashes inside LLVM 16's pass manager when loaded
@@ -13,6 +18,7 @@ export NCCL_NVLS_ENABLE=0
 # the programs that load both leave PoCL out there. dpk-ls still lists it.
 export DPK_CONFORMANCE_REQUIRE=NVIDIA
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+lscpu | grep -E 'Model name|^CPU\(s\)' | tee -a "$out/gpu.txt"
 dpk-ls > "$out/dpk-ls.txt" 2>&1; cat "$out/dpk-ls.txt"
 DPK_DIAGNOSTICS=2 dpk-ls --explain 'level_zero:gpu' > "$out/explain-level-zero.txt" 2>&1
 DPK_DEVICE_SELECTOR="!opencl:cpu" dpk-demo > "$out/demo.txt" 2>&1; echo "demo exit $?"; tail -20 "$out/demo.txt"
@@ -25,6 +31,27 @@ if [ "${DPK_DEVICE_PYTHON:-1}" = 1 ] && [ -d "$here/.devcarry/pack/py312/python"
       --calls 5000 --json "$out/py-launch-$d.json" 2>&1 | tee "$out/py-launch-$d.txt"
   done
   python3 "$here/frontends/python/benchmarks/foreign_launch_overhead.py" 2>&1 | tee "$out/py-foreign.txt"
+  # The Python suite there, CUDA tests included (PoCL left out, as above).
+  (cd /tmp && DPK_DEVICE_SELECTOR="!opencl:cpu" PYTHONPATH=/opt/dpk/python \
+    python3 -m pytest -q -rs "$here/frontends/python/tests" > "$out/pytest.txt" 2>&1)
+  echo "pytest exit $?"; tail -25 "$out/pytest.txt"
+fi
+if [ "${DPK_DEVICE_CAPI:-1}" = 1 ]; then
+  # The C API launch against raw driver calls, and pairwise distance against nvcc's kernel by the
+  # same clock, all in one process (bench/cuda/capi_bench.cpp).
+  dpk_cuda_capi_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+    --benchmark_enable_random_interleaving=true --benchmark_out="$out/capi.json" \
+    --benchmark_out_format=json > "$out/capi.txt" 2>&1
+  grep -E 'median' "$out/capi.txt" | cut -c1-150
+fi
+if [ "${DPK_DEVICE_HOST_PAIRED:-1}" = 1 ]; then
+  # This machine's CPU (16 cores, not shared with builds): dpk's host code against oneTBB, paired.
+  for huge in 1 0; do
+    echo "== host paired, DPK_HOST_HUGE_PAGES=$huge"
+    DPK_HOST_HUGE_PAGES=$huge dpk_bench --paired --all-sizes \
+      --workloads='^(triad|vector_add|pairwise_distance|black_scholes)$' --backends='^(dpk:host|tbb$)' \
+      --paired-out="$out/host-paired-huge$huge.json" 2>&1 | tee "$out/host-paired-huge$huge.md" | tail -14
+  done
 fi
 if [ "${DPK_DEVICE_BENCH:-1}" = 1 ]; then
   dpk_bench --workloads='^(triad|vector_add|pairwise_distance|tiled_matmul|black_scholes|nbody|empty_kernel)$' \
