@@ -75,7 +75,7 @@ done
 if command -v clinfo > /dev/null; then
   platforms=$(OCL_ICD_VENDORS="$vendors" clinfo -l 2>/dev/null || true)
   echo "$platforms" | sed 's/^/setup-intel-opencl:   /' >&2
-  if ! echo "$platforms" | grep -q "Intel(R) OpenCL"; then
+  if [[ "$platforms" != *"Intel(R) OpenCL"* ]]; then
     say "the ICD loader did not list Intel's platform; see the clinfo output above"
     exit 1
   fi
@@ -83,9 +83,13 @@ fi
 echo "export OCL_ICD_VENDORS=$vendors"
 
 tbb_symbol=_ZN3tbb6detail2r127get_thread_reference_vertexEPNS0_2d126wait_tree_vertex_interfaceE
+# No reader in these pipelines stops early (awk's `exit`, grep -q): under pipefail the writer's
+# SIGPIPE would fail the pipeline, and `set -e` this script, depending on timing.
 system_tbb=$({ ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } |
-  awk '/libtbb\.so\.12 .*x86-64/ {print $NF; exit}')
-if [ -n "$system_tbb" ] && ! nm -D --defined-only "$system_tbb" 2>/dev/null | grep -q "$tbb_symbol"; then
+  awk '/libtbb\.so\.12 .*x86-64/ && !found {print $NF; found = 1}')
+tbb_exports=""
+[ -n "$system_tbb" ] && tbb_exports=$(nm -D --defined-only "$system_tbb" 2>/dev/null || true)
+if [ -n "$system_tbb" ] && [[ "$tbb_exports" != *"$tbb_symbol"* ]]; then
   say "system oneTBB ($system_tbb) is older than libintelocl.so needs: preloading the wheel's"
   case " ${LD_PRELOAD:-} " in
     *" $libdir/libtbb.so.12 "*) echo "export LD_PRELOAD=${LD_PRELOAD:-}" ;;

@@ -74,8 +74,9 @@ template <typename T> void checkFunction(const Function &fn, const char *type, c
   auto assembly = compiler::compileHost(*module, options, compiler::Output::Assembly);
   ASSERT_TRUE(bool(assembly)) << assembly.error().message();
   std::string text(assembly->begin(), assembly->end());
-  if (libmvecHas(symbol))
+  if (libmvecHas(symbol)) {
     EXPECT_NE(text.find(symbol), std::string::npos) << "the work-item loop did not call " << symbol;
+  }
 
   const size_t n = 1024;
   std::vector<T> x(n), y(n), out(n, T(-7));
