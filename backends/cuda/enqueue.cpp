@@ -178,10 +178,10 @@ dpk_status_t enqueueLaunch(dpk_pl_queue_t handle, dpk_pl_kernel_t kernelHandle,
   for (uint32_t i = 0; i < numArgs; ++i) {
     const dpk_kernel_arg_t &arg = args[i];
     size_t passed = 0;
-    if (arg.kind != DPK_ARG_POINTER && arg.kind != DPK_ARG_SCALAR && arg.kind != DPK_ARG_LOCAL)
+    if (!plugin::isKnownArgKind(arg))
       return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: argument " + std::to_string(i) +
                                                   " has unknown kind " +
-                                                  std::to_string(static_cast<int>(arg.kind)));
+                                                  std::to_string(plugin::argKind(arg)));
     switch (arg.kind) {
     case DPK_ARG_POINTER:
       if (!arg.value)

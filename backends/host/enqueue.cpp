@@ -121,9 +121,10 @@ dpk_status_t enqueueLaunch(dpk_pl_queue_t queue, dpk_pl_kernel_t kernel, const d
     if (config->dims < 1 || config->dims > 3)
       return plugin::fail(DPK_ERROR_INVALID_RANGE, "enqueue_launch: dims must be 1, 2 or 3, got " + std::to_string(config->dims));
     for (uint32_t i = 0; i < numArgs; ++i) {
+      if (!plugin::isKnownArgKind(args[i]))
+        return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: argument " + std::to_string(i) +
+                                                            " has unknown kind " + std::to_string(plugin::argKind(args[i])));
       bool valueNeeded = args[i].kind == DPK_ARG_POINTER || args[i].kind == DPK_ARG_SCALAR;
-      if (args[i].kind != DPK_ARG_POINTER && args[i].kind != DPK_ARG_SCALAR && args[i].kind != DPK_ARG_LOCAL)
-        return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: argument " + std::to_string(i) + " has an unknown kind");
       if (valueNeeded && !args[i].value)
         return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: argument " + std::to_string(i) + " has no value");
     }

@@ -104,17 +104,28 @@ void runBlock(const dpk_host_kernel_entry_t &entry, const GroupBlock &block, con
       group.local_size[d] = block.shape.local[d];
       group.num_groups[d] = block.shape.global[d] / block.shape.local[d];
     }
+    // Row-major: dimension 0 varies slowest, as in the index space every backend shares. The
+    // ids of the chunk's first group are divided out once; after that they advance like an
+    // odometer. (Three 64-bit divisions per group cost about 7% of pairwise distance, n = 4096,
+    // whose 16 K groups each take well under a microsecond.)
+    uint64_t offset[3];
+    uint64_t rest = range.begin();
+    for (int d = 2; d >= 0; --d) {
+      offset[d] = rest % block.groupCount[d];
+      rest /= block.groupCount[d];
+    }
     for (uint64_t linear = range.begin(); linear != range.end(); ++linear) {
-      // Row-major: dimension 0 varies slowest, as in the index space every backend shares.
-      uint64_t rest = linear;
-      for (int d = 2; d >= 0; --d) {
-        group.group_id[d] = block.groupOrigin[d] + rest % block.groupCount[d];
-        rest /= block.groupCount[d];
-      }
+      for (int d = 0; d < 3; ++d)
+        group.group_id[d] = block.groupOrigin[d] + offset[d];
       if (entry.kind == DPK_HOST_KERNEL_ITEM)
         runItems(entry, group, pointers.data());
       else
         reinterpret_cast<dpk_host_group_fn>(entry.fn)(&group, pointers.data());
+      for (int d = 2; d >= 0; --d) { // next group: the last dimension turns fastest
+        if (++offset[d] < block.groupCount[d])
+          break;
+        offset[d] = 0;
+      }
     }
   });
 }

@@ -56,6 +56,8 @@ bool isPowerOfTwo(size_t value) { return value && !(value & (value - 1)); }
 dpk_status_t setArgument(dpk_pl_context_s &context, dpk_pl_kernel_s &kernel, cl_uint index,
                          const dpk_kernel_arg_t &arg, std::vector<cl_mem> &subBuffers) {
   std::string which = "argument " + std::to_string(index) + " of kernel '" + kernel.name + "'";
+  if (!plugin::isKnownArgKind(arg))
+    return fail(DPK_ERROR_INVALID_ARGUMENT, which + ": unknown kind " + std::to_string(plugin::argKind(arg)));
   switch (arg.kind) {
   case DPK_ARG_POINTER: {
     if (!arg.value)
@@ -74,8 +76,7 @@ dpk_status_t setArgument(dpk_pl_context_s &context, dpk_pl_kernel_s &kernel, cl_
     return checkCl(clSetKernelArg(kernel.native, index, arg.size, nullptr), "clSetKernelArg",
                    which);
   }
-  return fail(DPK_ERROR_INVALID_ARGUMENT,
-              which + ": unknown kind " + std::to_string(static_cast<int>(arg.kind)));
+  return fail(DPK_ERROR_INVALID_ARGUMENT, which + ": unknown kind"); // not reached: checked above
 }
 
 } // namespace

@@ -17,6 +17,7 @@
 
 #include "dpk/plugin.h"
 
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
@@ -57,6 +58,20 @@ dpk_status_t guardEntry(const char *entryName, Body &&body) noexcept {
 /// guardEntry without a name, for short lambdas.
 template <typename Body> dpk_status_t guardEntry(Body &&body) noexcept {
   return guardEntry("plugin entry", static_cast<Body &&>(body));
+}
+
+/// The argument kind exactly as the caller stored it. A C caller may put any int there, and
+/// reading a value outside the enumerators through the enum type is undefined behaviour in C++
+/// (UBSan stops on it), so plugins check the raw integer before they look at `arg.kind`.
+inline int argKind(const dpk_kernel_arg_t &arg) {
+  int kind = 0;
+  static_assert(sizeof kind == sizeof arg.kind, "dpk_arg_kind is stored as an int");
+  std::memcpy(&kind, &arg.kind, sizeof kind);
+  return kind;
+}
+inline bool isKnownArgKind(const dpk_kernel_arg_t &arg) {
+  int kind = argKind(arg);
+  return kind == DPK_ARG_POINTER || kind == DPK_ARG_SCALAR || kind == DPK_ARG_LOCAL;
 }
 
 } // namespace dpk::plugin
