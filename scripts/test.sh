@@ -5,7 +5,6 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${DPK_BUILD_DIR:-$root/build}
-python=${PYTHON:-python3}
 
 "$root/scripts/setup.sh"
 
