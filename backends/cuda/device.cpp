@@ -131,13 +131,7 @@ dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices) {
   std::lock_guard<std::mutex> guard(p.lock);
   if (!p.initialized)
     return fail(DPK_ERROR_GENERIC, "get_devices: the CUDA plugin was not initialized");
-  uint32_t available = static_cast<uint32_t>(p.devices.size());
-  if (devices) {
-    uint32_t n = *count < available ? *count : available;
-    for (uint32_t i = 0; i < n; ++i)
-      devices[i] = reinterpret_cast<dpk_pl_device_t>(p.devices[i].get());
-  }
-  *count = available;
+  plugin::listDevices(p.devices, count, devices);
   return DPK_SUCCESS;
 }
 

@@ -121,16 +121,7 @@ dpk_status_t enqueueFill(dpk_pl_queue_t handle, void *dst, const void *pattern, 
                          dpk_pl_event_t *outEvent) {
   if (!handle)
     return fail(DPK_ERROR_INVALID_HANDLE, "enqueue_fill: queue is NULL");
-  if (!pattern || (bytes && !dst))
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill: dst or pattern is NULL");
-  if (patternSize == 0 || patternSize > 128 || (patternSize & (patternSize - 1)))
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill: pattern size " +
-                                                std::to_string(patternSize) +
-                                                " is not a power of two up to 128");
-  if (bytes % patternSize)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill: " + std::to_string(bytes) +
-                                                " bytes is not a multiple of the pattern size " +
-                                                std::to_string(patternSize));
+  RETURN_ON_FAILURE(plugin::checkFillArguments(dst, pattern, patternSize, bytes));
   Queue &queue = *toQueue(handle);
   RETURN_ON_FAILURE(makeCurrent(queue.context->native));
   RETURN_ON_FAILURE(waitForDependencies(queue, numDeps, deps));

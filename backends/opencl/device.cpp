@@ -276,11 +276,7 @@ dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices) {
     std::lock_guard<std::mutex> lock(list.mutex);
     if (!list.enumerated)
       enumerate(list);
-    uint32_t available = static_cast<uint32_t>(list.devices.size());
-    if (devices)
-      for (uint32_t i = 0; i < std::min(*count, available); ++i)
-        devices[i] = list.devices[i].get();
-    *count = available;
+    plugin::listDevices(list.devices, count, devices);
     return DPK_SUCCESS;
   });
 }

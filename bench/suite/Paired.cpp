@@ -27,7 +27,10 @@ struct Column {
   std::vector<double> seconds; // mean seconds per run, one entry per round
 };
 
-double processCpuSeconds() {
+/// Seconds on the chosen clock: the process's CPU time, or the wall clock.
+double nowSeconds(bool cpuTime) {
+  if (!cpuTime)
+    return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
   timespec now{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
   return double(now.tv_sec) + double(now.tv_nsec) * 1e-9;
@@ -36,16 +39,10 @@ double processCpuSeconds() {
 /// Mean seconds per run over `runs` back-to-back runs: wall time, or CPU time of the process
 /// (single-thread runs on a loaded machine: time spent descheduled does not count).
 double timeRuns(Runner &runner, int runs, bool cpuTime) {
-  if (cpuTime) {
-    double start = processCpuSeconds();
-    for (int i = 0; i < runs; ++i)
-      runner.run();
-    return (processCpuSeconds() - start) / runs;
-  }
-  auto start = Clock::now();
+  double start = nowSeconds(cpuTime);
   for (int i = 0; i < runs; ++i)
     runner.run();
-  return std::chrono::duration<double>(Clock::now() - start).count() / runs;
+  return (nowSeconds(cpuTime) - start) / runs;
 }
 
 double quantile(std::vector<double> values, double q) {
@@ -118,13 +115,13 @@ std::vector<Column> prepareColumns(const std::vector<Backend> &backends, const s
 
 void runRounds(std::vector<Column> &columns, const PairedOptions &options) {
   for (Column &column : columns) { // warm up, then size a round to about roundSeconds
-    double once = timeRuns(*column.runner, 1, options.cpuTime);
+    double once = timeRuns(*column.runner, 1, options.singleThread);
     column.runsPerRound = std::max(1, int(options.roundSeconds / std::max(once, 1e-9)));
   }
   for (int round = 0; round < options.rounds; ++round)
     for (size_t k = 0; k < columns.size(); ++k) {
       Column &column = columns[(k + size_t(round)) % columns.size()]; // rotate who goes first
-      column.seconds.push_back(timeRuns(*column.runner, column.runsPerRound, options.cpuTime));
+      column.seconds.push_back(timeRuns(*column.runner, column.runsPerRound, options.singleThread));
     }
 }
 

@@ -17,7 +17,6 @@ struct PairedOptions {
   std::string jsonPath;        // also write the results as JSON here ("" = do not)
   bool largestSizeOnly = true; // the sizes the targets are stated for
   bool singleThread = false;   // one thread for dpk and baselines, timed in CPU time
-  bool cpuTime = false;        // set with singleThread
 };
 
 /// Runs the selected workloads and backends in paired rounds and prints, per dpk backend and

@@ -201,7 +201,7 @@ int main(int argc, char **argv) {
     else if (arg.rfind("--round-ms=", 0) == 0)
       pairedOptions.roundSeconds = std::max(1.0, std::atof(arg.c_str() + 11)) / 1e3;
     else if (arg == "--single-thread")
-      pairedOptions.singleThread = pairedOptions.cpuTime = true;
+      pairedOptions.singleThread = true;
     else if (arg == "--all-sizes")
       pairedOptions.largestSizeOnly = false;
     else if (arg.rfind("--paired-out=", 0) == 0)

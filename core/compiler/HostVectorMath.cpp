@@ -52,14 +52,17 @@ std::vector<Mapping> availableMappings() {
     add(name, name, false);
   for (const char *name : kBinary)
     add(name, name, true);
+  // The intrinsics reuse the symbols found for their libm names.
+  std::vector<Mapping> intrinsics;
   for (const char *name : kIntrinsicBacked) {
-    for (const Mapping &m : std::vector<Mapping>(mappings)) { // the intrinsic reuses the libm name's symbols
+    for (const Mapping &m : mappings) {
       if (m.scalar == name)
-        mappings.push_back({std::string("llvm.") + name + ".f64", m.vector, m.lanes});
+        intrinsics.push_back({std::string("llvm.") + name + ".f64", m.vector, m.lanes});
       if (m.scalar == std::string(name) + "f")
-        mappings.push_back({std::string("llvm.") + name + ".f32", m.vector, m.lanes});
+        intrinsics.push_back({std::string("llvm.") + name + ".f32", m.vector, m.lanes});
     }
   }
+  mappings.insert(mappings.end(), intrinsics.begin(), intrinsics.end());
   // The handle stays open: the JIT resolves these symbols in libmvec later (HostJit.cpp).
   return mappings;
 }

@@ -19,8 +19,10 @@
 
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <new>
 #include <string>
+#include <vector>
 
 namespace dpk::plugin {
 
@@ -59,6 +61,23 @@ dpk_status_t guardEntry(const char *entryName, Body &&body) noexcept {
 template <typename Body> dpk_status_t guardEntry(Body &&body) noexcept {
   return guardEntry("plugin entry", static_cast<Body &&>(body));
 }
+
+/// get_devices' contract over a plugin's device list: copies up to *count handles into `out`
+/// (when it is not NULL) and sets *count to how many devices there are.
+template <typename Device>
+void listDevices(const std::vector<std::unique_ptr<Device>> &devices, uint32_t *count,
+                 dpk_pl_device_t *out) {
+  uint32_t available = static_cast<uint32_t>(devices.size());
+  if (out)
+    for (uint32_t i = 0; i < available && i < *count; ++i)
+      out[i] = reinterpret_cast<dpk_pl_device_t>(devices[i].get());
+  *count = available;
+}
+
+/// The fill checks of plugins whose devices fill with power-of-two patterns up to 128 bytes
+/// (the C API's limit): a null pattern or destination, a bad pattern size, or a size that the
+/// pattern does not divide is DPK_ERROR_INVALID_ARGUMENT with the reason.
+dpk_status_t checkFillArguments(const void *dst, const void *pattern, size_t patternSize, size_t bytes);
 
 /// The argument kind exactly as the caller stored it. A C caller may put any int there, and
 /// reading a value outside the enumerators through the enum type is undefined behaviour in C++
