@@ -30,9 +30,11 @@
 //    loop nest the group jumps there.
 //  - A call of a function with barriers runs once per group but returns one value per
 //    work-item: its result slot has an element per work-item.
-//  - On AMD Zen, work-item loops are not interleaved, and those with view loads strided by a
-//    leading stride vectorize at 256 bits (their gathers become lane-by-lane loads,
-//    ScalarizeGathers.cpp).
+//  - Loops that hold work-item loops (outer work-item dimensions, once-per-group loops) are
+//    not runtime-unrolled: that would copy the vectorized loop inside whole.
+//  - On AMD Zen, work-item loops are neither interleaved nor runtime-unrolled, and those with
+//    view loads strided by a leading stride vectorize at 256 bits (their gathers become
+//    lane-by-lane loads, ScalarizeGathers.cpp).
 #include "compiler/Lowering.h"
 #include "compiler/ScalarizeGathers.h"
 #include "compiler/Targets.h"
@@ -183,6 +185,11 @@ private:
   void setPending(int code, llvm::BasicBlock *target);
   void noteStridedAccess(llvm::Instruction *inst);
   Value *loadGroupField(unsigned index, const char *name);
+  void noteLoopLatch(llvm::BranchInst *backEdge) override;
+  llvm::MDNode *noRuntimeUnrollHint() {
+    return llvm::MDNode::get(context(), {llvm::MDString::get(context(), "llvm.loop.unroll.runtime.disable")});
+  }
+  void setNoRuntimeUnroll(llvm::BranchInst *backEdge);
 
   const CompileOptions &options_;
   unsigned dims_;
@@ -484,42 +491,52 @@ void HostKernelLowering::closeItemLoops() {
     level.id->addIncoming(next, level.latch);
     Value *more = builder_.CreateICmpULT(next, localSize_[level.dim]);
     llvm::BranchInst *br = builder_.CreateCondBr(more, level.body, level.exit);
-    if (i + 1 == levels_.size()) {
-      llvm::Metadata *parallel[] = {llvm::MDString::get(ctx, "llvm.loop.parallel_accesses"),
-                                    accessGroup_};
-      std::vector<llvm::Metadata *> ops{nullptr, llvm::MDNode::get(ctx, parallel)};
-      if (stridedBytes_ != 0) {
-        // Lane-by-lane loads: 256-bit vectors, one at a time (measured on Zen: 16 x f32 with
-        // interleaving ran 35% slower than 8 x f32 without).
-        unsigned width = std::max(2u, 32u / stridedBytes_);
-        llvm::Metadata *vf[] = {llvm::MDString::get(ctx, "llvm.loop.vectorize.width"),
-                                llvm::ConstantAsMetadata::get(builder_.getInt32(width))};
-        ops.push_back(llvm::MDNode::get(ctx, vf));
-      }
-      if (slowGathers_) {
-        // On AMD Zen, no interleaving in any work-item loop. Interleaved by 4, a streaming loop
-        // issues four loads, four adds and four stores per step; on this Zen 4 EPYC that ran
-        // vector add at 0.78-0.84 of GCC's one-vector-at-a-time loop on the same arrays, and 1.01-
-        // 1.03 without interleaving (`opt -force-vector-interleave=1`, a scratch driver calling
-        // the work-group function). In dpk_bench --paired --single-thread: triad 0.54-0.74 ->
-        // 0.90-0.91 of oneTBB, vector add 0.75-0.77 -> 0.80-0.89; tiled matmul 1.14-1.23 ->
-        // 1.04-1.10 (still ahead); Black-Scholes, k-means and n-body unchanged.
-        llvm::Metadata *ic[] = {llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
-                                llvm::ConstantAsMetadata::get(builder_.getInt32(1))};
-        ops.push_back(llvm::MDNode::get(ctx, ic));
-      }
-      // A short constant-trip work-item loop would be fully unrolled before the vectorizer
-      // runs, leaving an outer dimension to vectorize with strided accesses. (Not for longer
-      // loops: the hint also stops the vectorizer from interleaving.)
-      auto *trips = llvm::dyn_cast<llvm::ConstantInt>(localSize_[level.dim]);
-      if (trips && trips->getZExtValue() <= 64) {
-        llvm::Metadata *noUnroll[] = {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")};
-        ops.push_back(llvm::MDNode::get(ctx, noUnroll));
-      }
-      llvm::MDNode *loopId = llvm::MDNode::getDistinct(ctx, ops);
-      loopId->replaceOperandWith(0, loopId);
-      br->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+    if (i + 1 < levels_.size()) {
+      // An outer work-item loop (one trip per row of the group: one in a Range launch) holds
+      // the vectorized loop: unrolling it copies that loop whole.
+      setNoRuntimeUnroll(br);
+      builder_.SetInsertPoint(level.exit);
+      continue;
     }
+    llvm::Metadata *parallel[] = {llvm::MDString::get(ctx, "llvm.loop.parallel_accesses"),
+                                  accessGroup_};
+    std::vector<llvm::Metadata *> ops{nullptr, llvm::MDNode::get(ctx, parallel)};
+    if (stridedBytes_ != 0) {
+      // Lane-by-lane loads: 256-bit vectors, one at a time (measured on Zen: 16 x f32 with
+      // interleaving ran 35% slower than 8 x f32 without).
+      unsigned width = std::max(2u, 32u / stridedBytes_);
+      llvm::Metadata *vf[] = {llvm::MDString::get(ctx, "llvm.loop.vectorize.width"),
+                              llvm::ConstantAsMetadata::get(builder_.getInt32(width))};
+      ops.push_back(llvm::MDNode::get(ctx, vf));
+    }
+    if (slowGathers_) {
+      // On AMD Zen, no interleaving in any work-item loop. Interleaved by 4, a streaming loop
+      // issues four loads, four adds and four stores per step; on this Zen 4 EPYC that ran
+      // vector add at 0.78-0.84 of GCC's one-vector-at-a-time loop on the same arrays, and 1.01-
+      // 1.03 without interleaving (`opt -force-vector-interleave=1`, a scratch driver calling
+      // the work-group function). In dpk_bench --paired --single-thread: triad 0.54-0.74 ->
+      // 0.90-0.91 of oneTBB, vector add 0.75-0.77 -> 0.80-0.89; tiled matmul 1.14-1.23 ->
+      // 1.04-1.10 (still ahead); Black-Scholes, k-means and n-body unchanged.
+      llvm::Metadata *ic[] = {llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
+                              llvm::ConstantAsMetadata::get(builder_.getInt32(1))};
+      ops.push_back(llvm::MDNode::get(ctx, ic));
+      // Nor runtime unrolling, which LoopUnroll applies after the vectorizer, to the same
+      // effect: pairwise distance, n = 4096, single thread (scratch driver calling the group
+      // function against GCC's loop on the same arrays) ran at 0.90-0.92 of GCC unrolled by 8
+      // and at 1.00-1.01 without (with the unrolling of enclosing loops also gone, below).
+      ops.push_back(noRuntimeUnrollHint());
+    }
+    // A short constant-trip work-item loop would be fully unrolled before the vectorizer
+    // runs, leaving an outer dimension to vectorize with strided accesses. (Not for longer
+    // loops: the hint also stops the vectorizer from interleaving.)
+    auto *trips = llvm::dyn_cast<llvm::ConstantInt>(localSize_[level.dim]);
+    if (trips && trips->getZExtValue() <= 64) {
+      llvm::Metadata *noUnroll[] = {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")};
+      ops.push_back(llvm::MDNode::get(ctx, noUnroll));
+    }
+    llvm::MDNode *loopId = llvm::MDNode::getDistinct(ctx, ops);
+    loopId->replaceOperandWith(0, loopId);
+    br->setMetadata(llvm::LLVMContext::MD_loop, loopId);
     builder_.SetInsertPoint(level.exit);
   }
   levels_.clear();
@@ -537,6 +554,20 @@ void HostKernelLowering::closeItemLoops() {
   for (auto &[value, target] : pendingTargets_) sw->addCase(builder_.getInt32(value), target);
   pendingTargets_.clear();
   builder_.SetInsertPoint(cont);
+}
+
+void HostKernelLowering::setNoRuntimeUnroll(llvm::BranchInst *backEdge) {
+  llvm::MDNode *loopId = llvm::MDNode::getDistinct(context(), {nullptr, noRuntimeUnrollHint()});
+  loopId->replaceOperandWith(0, loopId);
+  backEdge->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+}
+
+void HostKernelLowering::noteLoopLatch(llvm::BranchInst *backEdge) {
+  // A loop run once per group (a split loop, or one around barriers) holds work-item loops:
+  // runtime unrolling copies them whole, for pairwise distance eight copies of the vectorized
+  // loop of which a `for k < 3` runs only the remainder's. (Unrolling of constant trip counts
+  // stays: a work-group reduction's halving loop, fully unrolled, ran 4x faster than rolled.)
+  if (groupContext_) setNoRuntimeUnroll(backEdge);
 }
 
 void HostKernelLowering::setPending(int code, llvm::BasicBlock *target) {

@@ -578,7 +578,7 @@ Error FunctionLowering::emitFor(const ir::Op &op) {
   builder_.SetInsertPoint(latchBB);
   Value *next = builder_.CreateAdd(iv, step, "iv.next");
   iv->addIncoming(next, latchBB);
-  builder_.CreateBr(headerBB);
+  noteLoopLatch(builder_.CreateBr(headerBB));
   builder_.SetInsertPoint(exitBB);
   return Error::success();
 }
@@ -598,7 +598,7 @@ Error FunctionLowering::emitWhile(const ir::Op &op) {
   if (!e) {
     builder_.SetInsertPoint(bodyBB);
     e = emitBlock(op.regions[1]);
-    if (!e && !blockTerminated()) builder_.CreateBr(condBB);
+    if (!e && !blockTerminated()) noteLoopLatch(builder_.CreateBr(condBB));
   }
   loops_.pop_back();
   if (e) return e;

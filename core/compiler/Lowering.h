@@ -133,6 +133,8 @@ protected:
   /// Called for every memory access the walk emits (loads, stores, atomics) so the host can
   /// tag work-item-parallel accesses. `pointer` is the IR pointer or view accessed.
   virtual void noteMemoryAccess(llvm::Instruction *inst, const ir::Value *pointer, bool atomic) {}
+  /// Called with the back edge of each `for` and `while` the IR spells (targets add loop hints).
+  virtual void noteLoopLatch(llvm::BranchInst *backEdge) {}
   /// Called once the kernel body is lowered; the default returns if the body falls through.
   virtual Error finishKernel();
   /// Lowered view pieces of a view value.
