@@ -128,6 +128,24 @@ bool isHoistable(const ir::Op &op) {
   return divisor && divisor->kind == K::Const && divisor->intAttr != 0 && divisor->intAttr != -1;
 }
 
+/// One loop hint (`!{!"llvm.loop.name"}`, or with an i32 value or a metadata operand).
+llvm::MDNode *loopHint(llvm::LLVMContext &ctx, const char *name, llvm::Metadata *operand = nullptr) {
+  std::vector<llvm::Metadata *> ops{llvm::MDString::get(ctx, name)};
+  if (operand) ops.push_back(operand);
+  return llvm::MDNode::get(ctx, ops);
+}
+llvm::MDNode *loopHint(llvm::LLVMContext &ctx, const char *name, uint32_t value) {
+  return loopHint(ctx, name, llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), value)));
+}
+
+/// Attaches a loop ID (distinct, its first operand itself) holding `hints` to a back edge.
+void setLoopHints(llvm::BranchInst *backEdge, std::vector<llvm::Metadata *> hints) {
+  hints.insert(hints.begin(), nullptr);
+  llvm::MDNode *loopId = llvm::MDNode::getDistinct(backEdge->getContext(), hints);
+  loopId->replaceOperandWith(0, loopId);
+  backEdge->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+}
+
 class HostKernelLowering : public FunctionLowering {
 public:
   HostKernelLowering(const ir::Module &module, const TargetInfo &target, llvm::Function *function,
@@ -186,10 +204,6 @@ private:
   void noteStridedAccess(llvm::Instruction *inst);
   Value *loadGroupField(unsigned index, const char *name);
   void noteLoopLatch(llvm::BranchInst *backEdge) override;
-  llvm::MDNode *noRuntimeUnrollHint() {
-    return llvm::MDNode::get(context(), {llvm::MDString::get(context(), "llvm.loop.unroll.runtime.disable")});
-  }
-  void setNoRuntimeUnroll(llvm::BranchInst *backEdge);
 
   const CompileOptions &options_;
   unsigned dims_;
@@ -494,20 +508,15 @@ void HostKernelLowering::closeItemLoops() {
     if (i + 1 < levels_.size()) {
       // An outer work-item loop (one trip per row of the group: one in a Range launch) holds
       // the vectorized loop: unrolling it copies that loop whole.
-      setNoRuntimeUnroll(br);
+      setLoopHints(br, {loopHint(ctx, "llvm.loop.unroll.runtime.disable")});
       builder_.SetInsertPoint(level.exit);
       continue;
     }
-    llvm::Metadata *parallel[] = {llvm::MDString::get(ctx, "llvm.loop.parallel_accesses"),
-                                  accessGroup_};
-    std::vector<llvm::Metadata *> ops{nullptr, llvm::MDNode::get(ctx, parallel)};
+    std::vector<llvm::Metadata *> hints{loopHint(ctx, "llvm.loop.parallel_accesses", accessGroup_)};
     if (stridedBytes_ != 0) {
       // Lane-by-lane loads: 256-bit vectors, one at a time (measured on Zen: 16 x f32 with
       // interleaving ran 35% slower than 8 x f32 without).
-      unsigned width = std::max(2u, 32u / stridedBytes_);
-      llvm::Metadata *vf[] = {llvm::MDString::get(ctx, "llvm.loop.vectorize.width"),
-                              llvm::ConstantAsMetadata::get(builder_.getInt32(width))};
-      ops.push_back(llvm::MDNode::get(ctx, vf));
+      hints.push_back(loopHint(ctx, "llvm.loop.vectorize.width", std::max(2u, 32u / stridedBytes_)));
     }
     if (slowGathers_) {
       // On AMD Zen, no interleaving in any work-item loop. Interleaved by 4, a streaming loop
@@ -517,26 +526,19 @@ void HostKernelLowering::closeItemLoops() {
       // the work-group function). In dpk_bench --paired --single-thread: triad 0.54-0.74 ->
       // 0.90-0.91 of oneTBB, vector add 0.75-0.77 -> 0.80-0.89; tiled matmul 1.14-1.23 ->
       // 1.04-1.10 (still ahead); Black-Scholes, k-means and n-body unchanged.
-      llvm::Metadata *ic[] = {llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
-                              llvm::ConstantAsMetadata::get(builder_.getInt32(1))};
-      ops.push_back(llvm::MDNode::get(ctx, ic));
+      hints.push_back(loopHint(ctx, "llvm.loop.interleave.count", 1u));
       // Nor runtime unrolling, which LoopUnroll applies after the vectorizer, to the same
       // effect: pairwise distance, n = 4096, single thread (scratch driver calling the group
       // function against GCC's loop on the same arrays) ran at 0.90-0.92 of GCC unrolled by 8
       // and at 1.00-1.01 without (with the unrolling of enclosing loops also gone, below).
-      ops.push_back(noRuntimeUnrollHint());
+      hints.push_back(loopHint(ctx, "llvm.loop.unroll.runtime.disable"));
     }
     // A short constant-trip work-item loop would be fully unrolled before the vectorizer
     // runs, leaving an outer dimension to vectorize with strided accesses. (Not for longer
     // loops: the hint also stops the vectorizer from interleaving.)
     auto *trips = llvm::dyn_cast<llvm::ConstantInt>(localSize_[level.dim]);
-    if (trips && trips->getZExtValue() <= 64) {
-      llvm::Metadata *noUnroll[] = {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")};
-      ops.push_back(llvm::MDNode::get(ctx, noUnroll));
-    }
-    llvm::MDNode *loopId = llvm::MDNode::getDistinct(ctx, ops);
-    loopId->replaceOperandWith(0, loopId);
-    br->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+    if (trips && trips->getZExtValue() <= 64) hints.push_back(loopHint(ctx, "llvm.loop.unroll.disable"));
+    setLoopHints(br, std::move(hints));
     builder_.SetInsertPoint(level.exit);
   }
   levels_.clear();
@@ -556,18 +558,12 @@ void HostKernelLowering::closeItemLoops() {
   builder_.SetInsertPoint(cont);
 }
 
-void HostKernelLowering::setNoRuntimeUnroll(llvm::BranchInst *backEdge) {
-  llvm::MDNode *loopId = llvm::MDNode::getDistinct(context(), {nullptr, noRuntimeUnrollHint()});
-  loopId->replaceOperandWith(0, loopId);
-  backEdge->setMetadata(llvm::LLVMContext::MD_loop, loopId);
-}
-
 void HostKernelLowering::noteLoopLatch(llvm::BranchInst *backEdge) {
   // A loop run once per group (a split loop, or one around barriers) holds work-item loops:
   // runtime unrolling copies them whole, for pairwise distance eight copies of the vectorized
   // loop of which a `for k < 3` runs only the remainder's. (Unrolling of constant trip counts
   // stays: a work-group reduction's halving loop, fully unrolled, ran 4x faster than rolled.)
-  if (groupContext_) setNoRuntimeUnroll(backEdge);
+  if (groupContext_) setLoopHints(backEdge, {loopHint(context(), "llvm.loop.unroll.runtime.disable")});
 }
 
 void HostKernelLowering::setPending(int code, llvm::BasicBlock *target) {
