@@ -14,7 +14,6 @@
 namespace dpk::cuda {
 
 using plugin::fail;
-using plugin::guardEntry;
 
 /// The dpk status a driver result stands for.
 dpk_status_t mapCudaResult(CUresult result);

@@ -4,6 +4,7 @@
 #define DPK_BACKENDS_CUDA_CONTEXT_HPP
 
 #include "device.hpp"
+#include "entries.hpp"
 
 #include <mutex>
 #include <unordered_map>
@@ -45,8 +46,6 @@ inline Context *toContext(dpk_pl_context_t handle) { return reinterpret_cast<Con
 /// Drops one reference; the last one frees leftover allocations and the primary context.
 void releaseContextRef(Context *context);
 
-dpk_status_t contextCreate(dpk_pl_device_t device, dpk_pl_context_t *out);
-dpk_status_t contextRelease(dpk_pl_context_t context);
 
 } // namespace dpk::cuda
 

@@ -4,6 +4,7 @@
 #define DPK_BACKENDS_CUDA_EVENT_HPP
 
 #include "queue.hpp"
+#include "entries.hpp"
 
 #include <memory>
 #include <string>
@@ -45,10 +46,6 @@ dpk_status_t endCommandEvent(Queue &queue, std::unique_ptr<Event> &event, dpk_pl
 /// Makes the queue's stream wait for every dependency.
 dpk_status_t waitForDependencies(Queue &queue, uint32_t numDeps, const dpk_pl_event_t *deps);
 
-dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events);
-dpk_status_t eventStatus(dpk_pl_event_t event, dpk_event_status_t *out);
-dpk_status_t eventElapsedNs(dpk_pl_event_t event, uint64_t *out);
-dpk_status_t eventRelease(dpk_pl_event_t event);
 
 } // namespace dpk::cuda
 

@@ -3,15 +3,13 @@
 #define DPK_BACKENDS_CUDA_MEMORY_HPP
 
 #include "context.hpp"
+#include "entries.hpp"
 
 namespace dpk::cuda {
 
 /// Frees one allocation with the call matching its kind (the context must be current).
 CUresult freeAllocation(const Allocation &allocation);
 
-dpk_status_t memAlloc(dpk_pl_context_t context, dpk_mem_kind_t kind, size_t size, size_t alignment,
-                      void **out);
-dpk_status_t memFree(dpk_pl_context_t context, void *ptr);
 
 } // namespace dpk::cuda
 

@@ -88,14 +88,12 @@ dpk_pl_device_t hostDevice() {
 }
 
 dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices) {
-  return plugin::guardEntry("get_devices", [&] {
-    if (!count)
-      return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "get_devices: count is null");
-    if (devices && *count >= 1)
-      devices[0] = hostDevice();
-    *count = 1;
-    return DPK_SUCCESS;
-  });
+  if (!count)
+    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "get_devices: count is null");
+  if (devices && *count >= 1)
+    devices[0] = hostDevice();
+  *count = 1;
+  return DPK_SUCCESS;
 }
 
 const char *noDeviceReason() { return ""; }
@@ -110,12 +108,10 @@ dpk_status_t deviceGetProps(dpk_pl_device_t device, dpk_device_props_t *out) {
 }
 
 dpk_status_t contextCreate(dpk_pl_device_t device, dpk_pl_context_t *out) {
-  return plugin::guardEntry("context_create", [&] {
-    if (!device || !out)
-      return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "context_create: null argument");
-    *out = new dpk_pl_context_s{device};
-    return DPK_SUCCESS;
-  });
+  if (!device || !out)
+    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "context_create: null argument");
+  *out = new dpk_pl_context_s{device};
+  return DPK_SUCCESS;
 }
 
 dpk_status_t contextRelease(dpk_pl_context_t context) {
@@ -124,5 +120,8 @@ dpk_status_t contextRelease(dpk_pl_context_t context) {
   delete context;
   return DPK_SUCCESS;
 }
+
+dpk_status_t init(const dpk_plugin_host_services_t *) { return DPK_SUCCESS; }
+void shutdown() {}
 
 } // namespace dpk::host

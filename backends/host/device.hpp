@@ -3,6 +3,7 @@
 #define DPK_BACKENDS_HOST_DEVICE_HPP
 
 #include "dpk/plugin.h"
+#include "entries.hpp"
 
 #include <tbb/task_arena.h>
 #include <tbb/version.h>
@@ -22,11 +23,6 @@ dpk_pl_device_t hostDevice();
 /// Largest work-group the host accepts; bounds the per-work-item arrays of barrier kernels.
 constexpr uint64_t kMaxWorkGroupSize = 8192;
 
-dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices);
-const char *noDeviceReason();
-dpk_status_t deviceGetProps(dpk_pl_device_t device, dpk_device_props_t *out);
-dpk_status_t contextCreate(dpk_pl_device_t device, dpk_pl_context_t *out);
-dpk_status_t contextRelease(dpk_pl_context_t context);
 } // namespace dpk::host
 
 #endif

@@ -3,15 +3,9 @@
 #define DPK_BACKENDS_HOST_ENQUEUE_HPP
 
 #include "dpk/plugin.h"
+#include "entries.hpp"
 
 namespace dpk::host {
-dpk_status_t enqueueCopy(dpk_pl_queue_t queue, void *dst, const void *src, size_t bytes, uint32_t numDeps,
-                         const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent);
-dpk_status_t enqueueFill(dpk_pl_queue_t queue, void *dst, const void *pattern, size_t patternSize,
-                         size_t bytes, uint32_t numDeps, const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent);
-dpk_status_t enqueueLaunch(dpk_pl_queue_t queue, dpk_pl_kernel_t kernel, const dpk_launch_config_t *config,
-                           uint32_t numArgs, const dpk_kernel_arg_t *args, uint32_t numDeps,
-                           const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent);
 } // namespace dpk::host
 
 #endif

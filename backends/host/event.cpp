@@ -33,25 +33,23 @@ dpk_status_t dpk_pl_event_s::wait() {
 namespace dpk::host {
 
 dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events) {
-  return plugin::guardEntry("event_wait", [&] {
-    if (numEvents && !events)
-      return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "event_wait: events is null");
-    dpk_status_t first = DPK_SUCCESS;
-    std::string firstCause;
-    for (uint32_t i = 0; i < numEvents; ++i) {
-      if (!events[i])
-        return plugin::fail(DPK_ERROR_INVALID_HANDLE, "event_wait: event " + std::to_string(i) + " is null");
-      dpk_status_t status = events[i]->wait();
-      if (status != DPK_SUCCESS && first == DPK_SUCCESS) {
-        first = status;
-        std::lock_guard<std::mutex> lock(events[i]->mutex);
-        firstCause = events[i]->cause;
-      }
+  if (numEvents && !events)
+    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "event_wait: events is null");
+  dpk_status_t first = DPK_SUCCESS;
+  std::string firstCause;
+  for (uint32_t i = 0; i < numEvents; ++i) {
+    if (!events[i])
+      return plugin::fail(DPK_ERROR_INVALID_HANDLE, "event_wait: event " + std::to_string(i) + " is null");
+    dpk_status_t status = events[i]->wait();
+    if (status != DPK_SUCCESS && first == DPK_SUCCESS) {
+      first = status;
+      std::lock_guard<std::mutex> lock(events[i]->mutex);
+      firstCause = events[i]->cause;
     }
-    if (first != DPK_SUCCESS)
-      return plugin::fail(first, firstCause);
-    return DPK_SUCCESS;
-  });
+  }
+  if (first != DPK_SUCCESS)
+    return plugin::fail(first, firstCause);
+  return DPK_SUCCESS;
 }
 
 dpk_status_t eventStatus(dpk_pl_event_t event, dpk_event_status_t *out) {

@@ -3,6 +3,7 @@
 #define DPK_BACKENDS_HOST_EVENT_HPP
 
 #include "dpk/plugin.h"
+#include "entries.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -32,10 +33,6 @@ struct dpk_pl_event_s {
 };
 
 namespace dpk::host {
-dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events);
-dpk_status_t eventStatus(dpk_pl_event_t event, dpk_event_status_t *out);
-dpk_status_t eventElapsedNs(dpk_pl_event_t event, uint64_t *out);
-dpk_status_t eventRelease(dpk_pl_event_t event);
 } // namespace dpk::host
 
 #endif

@@ -12,35 +12,33 @@ namespace dpk::host {
 
 dpk_status_t programCreate(dpk_pl_context_t context, dpk_artifact_format_t format, const void *data,
                            size_t size, const char *options, dpk_pl_program_t *out) {
-  return plugin::guardEntry("program_create", [&] {
-    if (!context || !data || !out)
-      return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "program_create: null argument");
-    if (format != DPK_FORMAT_HOST_NATIVE)
-      return plugin::fail(DPK_ERROR_UNSUPPORTED,
-                          "program_create: the host backend accepts only DPK_FORMAT_HOST_NATIVE artifacts (got format " +
-                              std::to_string(format) + ")");
-    const auto *module = static_cast<const dpk_host_module_t *>(data);
-    if (size < sizeof(dpk_host_module_t) || module->struct_size < sizeof(dpk_host_module_t))
-      return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "program_create: host module is smaller than dpk_host_module_t");
-    if (module->num_kernels && !module->kernels)
-      return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "program_create: host module has no kernel table");
+  if (!context || !data || !out)
+    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "program_create: null argument");
+  if (format != DPK_FORMAT_HOST_NATIVE)
+    return plugin::fail(DPK_ERROR_UNSUPPORTED,
+                        "program_create: the host backend accepts only DPK_FORMAT_HOST_NATIVE artifacts (got format " +
+                            std::to_string(format) + ")");
+  const auto *module = static_cast<const dpk_host_module_t *>(data);
+  if (size < sizeof(dpk_host_module_t) || module->struct_size < sizeof(dpk_host_module_t))
+    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "program_create: host module is smaller than dpk_host_module_t");
+  if (module->num_kernels && !module->kernels)
+    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "program_create: host module has no kernel table");
 
-    auto program = std::make_unique<dpk_pl_program_s>();
-    program->entries.reserve(module->num_kernels);
-    for (uint32_t i = 0; i < module->num_kernels; ++i) {
-      const dpk_host_kernel_entry_t &entry = module->kernels[i];
-      if (!entry.name || !entry.fn)
-        return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "program_create: kernel entry " + std::to_string(i) + " has no name or function");
-      if (entry.kind != DPK_HOST_KERNEL_GROUP && entry.kind != DPK_HOST_KERNEL_ITEM)
-        return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, std::string("program_create: kernel '") + entry.name + "' has an unknown kind");
-      program->entries.push_back({entry.name, entry});
-    }
-    // Names are re-pointed only after the vector stopped growing.
-    for (auto &stored : program->entries)
-      stored.entry.name = stored.name.c_str();
-    *out = program.release();
-    return DPK_SUCCESS;
-  });
+  auto program = std::make_unique<dpk_pl_program_s>();
+  program->entries.reserve(module->num_kernels);
+  for (uint32_t i = 0; i < module->num_kernels; ++i) {
+    const dpk_host_kernel_entry_t &entry = module->kernels[i];
+    if (!entry.name || !entry.fn)
+      return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "program_create: kernel entry " + std::to_string(i) + " has no name or function");
+    if (entry.kind != DPK_HOST_KERNEL_GROUP && entry.kind != DPK_HOST_KERNEL_ITEM)
+      return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, std::string("program_create: kernel '") + entry.name + "' has an unknown kind");
+    program->entries.push_back({entry.name, entry});
+  }
+  // Names are re-pointed only after the vector stopped growing.
+  for (auto &stored : program->entries)
+    stored.entry.name = stored.name.c_str();
+  *out = program.release();
+  return DPK_SUCCESS;
 }
 
 dpk_status_t programRelease(dpk_pl_program_t program) {
@@ -51,18 +49,16 @@ dpk_status_t programRelease(dpk_pl_program_t program) {
 }
 
 dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out) {
-  return plugin::guardEntry("kernel_create", [&] {
-    if (!program || !name || !out)
-      return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "kernel_create: null argument");
-    for (const auto &stored : program->entries) {
-      if (stored.name != name)
-        continue;
-      program->references.fetch_add(1, std::memory_order_relaxed);
-      *out = new dpk_pl_kernel_s{program, stored.entry};
-      return DPK_SUCCESS;
-    }
-    return plugin::fail(DPK_ERROR_NOT_FOUND, std::string("kernel_create: no kernel named '") + name + "' in the program");
-  });
+  if (!program || !name || !out)
+    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "kernel_create: null argument");
+  for (const auto &stored : program->entries) {
+    if (stored.name != name)
+      continue;
+    program->references.fetch_add(1, std::memory_order_relaxed);
+    *out = new dpk_pl_kernel_s{program, stored.entry};
+    return DPK_SUCCESS;
+  }
+  return plugin::fail(DPK_ERROR_NOT_FOUND, std::string("kernel_create: no kernel named '") + name + "' in the program");
 }
 
 dpk_status_t kernelRelease(dpk_pl_kernel_t kernel) {

@@ -3,6 +3,7 @@
 #define DPK_BACKENDS_HOST_PROGRAM_HPP
 
 #include "dpk/plugin.h"
+#include "entries.hpp"
 
 #include <atomic>
 #include <string>
@@ -27,12 +28,6 @@ struct dpk_pl_kernel_s {
 };
 
 namespace dpk::host {
-dpk_status_t programCreate(dpk_pl_context_t context, dpk_artifact_format_t format, const void *data,
-                           size_t size, const char *options, dpk_pl_program_t *out);
-dpk_status_t programRelease(dpk_pl_program_t program);
-dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out);
-dpk_status_t kernelRelease(dpk_pl_kernel_t kernel);
-dpk_status_t kernelMaxWorkGroupSize(dpk_pl_kernel_t kernel, uint64_t *out);
 } // namespace dpk::host
 
 #endif

@@ -132,29 +132,23 @@ void dpk_pl_queue_s::dispatchLoop() {
 namespace dpk::host {
 
 dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out) {
-  return plugin::guardEntry("queue_create", [&] {
-    if (!context || !out)
-      return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "queue_create: null argument");
-    *out = new dpk_pl_queue_s(flags);
-    return DPK_SUCCESS;
-  });
+  if (!context || !out)
+    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "queue_create: null argument");
+  *out = new dpk_pl_queue_s(flags);
+  return DPK_SUCCESS;
 }
 
 dpk_status_t queueRelease(dpk_pl_queue_t queue) {
-  return plugin::guardEntry("queue_release", [&] {
-    if (!queue)
-      return plugin::fail(DPK_ERROR_INVALID_HANDLE, "queue_release: null queue");
-    delete queue;
-    return DPK_SUCCESS;
-  });
+  if (!queue)
+    return plugin::fail(DPK_ERROR_INVALID_HANDLE, "queue_release: null queue");
+  delete queue;
+  return DPK_SUCCESS;
 }
 
 dpk_status_t queueFinish(dpk_pl_queue_t queue) {
-  return plugin::guardEntry("queue_finish", [&] {
-    if (!queue)
-      return plugin::fail(DPK_ERROR_INVALID_HANDLE, "queue_finish: null queue");
-    return queue->finish();
-  });
+  if (!queue)
+    return plugin::fail(DPK_ERROR_INVALID_HANDLE, "queue_finish: null queue");
+  return queue->finish();
 }
 
 } // namespace dpk::host

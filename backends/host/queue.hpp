@@ -9,6 +9,7 @@
 #define DPK_BACKENDS_HOST_QUEUE_HPP
 
 #include "event.hpp"
+#include "entries.hpp"
 
 #include <condition_variable>
 #include <deque>
@@ -58,9 +59,6 @@ private:
 };
 
 namespace dpk::host {
-dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out);
-dpk_status_t queueRelease(dpk_pl_queue_t queue);
-dpk_status_t queueFinish(dpk_pl_queue_t queue);
 } // namespace dpk::host
 
 #endif

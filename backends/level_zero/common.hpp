@@ -14,7 +14,6 @@
 namespace dpk::level_zero {
 
 using plugin::fail;
-using plugin::guardEntry;
 
 /// The dpk status a Level Zero result stands for.
 dpk_status_t mapZeResult(ze_result_t result);

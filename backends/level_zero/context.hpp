@@ -3,6 +3,7 @@
 #define DPK_BACKENDS_LEVEL_ZERO_CONTEXT_HPP
 
 #include "device.hpp"
+#include "entries.hpp"
 
 namespace dpk::level_zero {
 
@@ -16,8 +17,6 @@ inline Context *toContext(dpk_pl_context_t handle) { return reinterpret_cast<Con
 
 void releaseContextRef(Context *context);
 
-dpk_status_t contextCreate(dpk_pl_device_t device, dpk_pl_context_t *out);
-dpk_status_t contextRelease(dpk_pl_context_t context);
 
 } // namespace dpk::level_zero
 

@@ -4,6 +4,7 @@
 
 #include "common.hpp"
 #include "geometry.hpp"
+#include "entries.hpp"
 
 #include <string>
 
@@ -31,11 +32,6 @@ inline Device *toDevice(dpk_pl_device_t handle) { return reinterpret_cast<Device
 
 void logDiagnostic(int level, const char *what, const std::string &message);
 
-dpk_status_t init(const dpk_plugin_host_services_t *services);
-void shutdown();
-dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices);
-const char *noDeviceReason();
-dpk_status_t deviceGetProps(dpk_pl_device_t device, dpk_device_props_t *out);
 
 } // namespace dpk::level_zero
 

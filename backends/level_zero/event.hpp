@@ -9,6 +9,7 @@
 #define DPK_BACKENDS_LEVEL_ZERO_EVENT_HPP
 
 #include "context.hpp"
+#include "entries.hpp"
 
 #include <memory>
 #include <string>
@@ -63,10 +64,6 @@ dpk_status_t prepareCommand(Queue &queue, uint32_t numDeps, const dpk_pl_event_t
 /// After a successful append: makes the event the queue's latest and hands out a handle.
 dpk_status_t commitCommand(Queue &queue, Command &command, dpk_pl_event_t *outEvent);
 
-dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events);
-dpk_status_t eventStatus(dpk_pl_event_t event, dpk_event_status_t *out);
-dpk_status_t eventElapsedNs(dpk_pl_event_t event, uint64_t *out);
-dpk_status_t eventRelease(dpk_pl_event_t event);
 
 } // namespace dpk::level_zero
 

@@ -4,6 +4,7 @@
 #define DPK_BACKENDS_LEVEL_ZERO_KERNEL_HPP
 
 #include "program.hpp"
+#include "entries.hpp"
 
 #include <mutex>
 #include <string>
@@ -20,9 +21,6 @@ struct Kernel {
 
 inline Kernel *toKernel(dpk_pl_kernel_t handle) { return reinterpret_cast<Kernel *>(handle); }
 
-dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out);
-dpk_status_t kernelRelease(dpk_pl_kernel_t kernel);
-dpk_status_t kernelMaxWorkGroupSize(dpk_pl_kernel_t kernel, uint64_t *out);
 
 } // namespace dpk::level_zero
 

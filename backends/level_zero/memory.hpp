@@ -3,12 +3,10 @@
 #define DPK_BACKENDS_LEVEL_ZERO_MEMORY_HPP
 
 #include "context.hpp"
+#include "entries.hpp"
 
 namespace dpk::level_zero {
 
-dpk_status_t memAlloc(dpk_pl_context_t context, dpk_mem_kind_t kind, size_t size, size_t alignment,
-                      void **out);
-dpk_status_t memFree(dpk_pl_context_t context, void *ptr);
 
 } // namespace dpk::level_zero
 

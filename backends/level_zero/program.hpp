@@ -3,6 +3,7 @@
 #define DPK_BACKENDS_LEVEL_ZERO_PROGRAM_HPP
 
 #include "context.hpp"
+#include "entries.hpp"
 
 namespace dpk::level_zero {
 
@@ -16,9 +17,6 @@ inline Program *toProgram(dpk_pl_program_t handle) { return reinterpret_cast<Pro
 
 void releaseProgramRef(Program *program);
 
-dpk_status_t programCreate(dpk_pl_context_t context, dpk_artifact_format_t format, const void *data,
-                           size_t size, const char *options, dpk_pl_program_t *out);
-dpk_status_t programRelease(dpk_pl_program_t program);
 
 } // namespace dpk::level_zero
 

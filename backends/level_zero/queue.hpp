@@ -10,6 +10,7 @@
 #define DPK_BACKENDS_LEVEL_ZERO_QUEUE_HPP
 
 #include "event.hpp"
+#include "entries.hpp"
 
 #include <mutex>
 
@@ -27,9 +28,6 @@ struct Queue {
 
 inline Queue *toQueue(dpk_pl_queue_t handle) { return reinterpret_cast<Queue *>(handle); }
 
-dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out);
-dpk_status_t queueRelease(dpk_pl_queue_t queue);
-dpk_status_t queueFinish(dpk_pl_queue_t queue);
 
 } // namespace dpk::level_zero
 

@@ -13,19 +13,17 @@ dpk_pl_context_s::~dpk_pl_context_s() {
 namespace dpk::opencl {
 
 dpk_status_t contextCreate(dpk_pl_device_t device, dpk_pl_context_t *out) {
-  return plugin::guardEntry("context_create", [&] {
-    if (!device || !out)
-      return fail(DPK_ERROR_INVALID_ARGUMENT, "context_create: null argument");
-    auto context = std::make_unique<dpk_pl_context_s>();
-    context->device = device;
-    cl_context_properties properties[] = {
-        CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(device->platform), 0};
-    cl_int status = CL_SUCCESS;
-    context->native = clCreateContext(properties, 1, &device->native, nullptr, nullptr, &status);
-    DPK_RETURN_ON_FAILURE(checkCl(status, "clCreateContext"));
-    *out = context.release();
-    return DPK_SUCCESS;
-  });
+  if (!device || !out)
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "context_create: null argument");
+  auto context = std::make_unique<dpk_pl_context_s>();
+  context->device = device;
+  cl_context_properties properties[] = {
+      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(device->platform), 0};
+  cl_int status = CL_SUCCESS;
+  context->native = clCreateContext(properties, 1, &device->native, nullptr, nullptr, &status);
+  DPK_RETURN_ON_FAILURE(checkCl(status, "clCreateContext"));
+  *out = context.release();
+  return DPK_SUCCESS;
 }
 
 dpk_status_t contextRelease(dpk_pl_context_t context) {

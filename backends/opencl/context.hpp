@@ -4,6 +4,7 @@
 
 #include "device.hpp"
 #include "memory.hpp"
+#include "entries.hpp"
 
 #include <map>
 #include <mutex>
@@ -22,8 +23,6 @@ struct dpk_pl_context_s {
 
 namespace dpk::opencl {
 
-dpk_status_t contextCreate(dpk_pl_device_t device, dpk_pl_context_t *out);
-dpk_status_t contextRelease(dpk_pl_context_t context);
 
 } // namespace dpk::opencl
 

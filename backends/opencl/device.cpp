@@ -269,16 +269,14 @@ const char *memoryStrategyName(MemoryStrategyKind kind) {
 }
 
 dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices) {
-  return plugin::guardEntry("get_devices", [&] {
-    if (!count)
-      return fail(DPK_ERROR_INVALID_ARGUMENT, "get_devices: count is null");
-    DeviceList &list = deviceList();
-    std::lock_guard<std::mutex> lock(list.mutex);
-    if (!list.enumerated)
-      enumerate(list);
-    plugin::listDevices(list.devices, count, devices);
-    return DPK_SUCCESS;
-  });
+  if (!count)
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "get_devices: count is null");
+  DeviceList &list = deviceList();
+  std::lock_guard<std::mutex> lock(list.mutex);
+  if (!list.enumerated)
+    enumerate(list);
+  plugin::listDevices(list.devices, count, devices);
+  return DPK_SUCCESS;
 }
 
 const char *noDeviceReason() {
@@ -303,5 +301,26 @@ void releaseDevices() {
   list.noDeviceReason.clear();
   list.enumerated = false;
 }
+
+dpk_status_t init(const dpk_plugin_host_services_t *services) {
+  uint32_t count = 0;
+  DPK_RETURN_ON_FAILURE(getDevices(&count, nullptr));
+  if (!services || services->struct_size < sizeof *services || !services->log)
+    return DPK_SUCCESS;
+  std::vector<dpk_pl_device_t> devices(count);
+  DPK_RETURN_ON_FAILURE(getDevices(&count, devices.data()));
+  for (dpk_pl_device_t device : devices) {
+    std::string line =
+        std::string(device->props.name) + ": memory strategy " + memoryStrategyName(device->memory);
+    if (!device->memoryNote.empty())
+      line += " (" + device->memoryNote + ")";
+    services->log(2, "opencl.device", line.c_str());
+  }
+  if (count == 0)
+    services->log(2, "opencl.device", noDeviceReason());
+  return DPK_SUCCESS;
+}
+
+void shutdown() { releaseDevices(); }
 
 } // namespace dpk::opencl

@@ -3,6 +3,7 @@
 #define DPK_BACKENDS_OPENCL_DEVICE_HPP
 
 #include "common.hpp"
+#include "entries.hpp"
 
 #include <string>
 
@@ -46,9 +47,6 @@ struct dpk_pl_device_s {
 
 namespace dpk::opencl {
 
-dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices);
-const char *noDeviceReason();
-dpk_status_t deviceGetProps(dpk_pl_device_t device, dpk_device_props_t *out);
 /// Forgets every device (plugin shutdown).
 void releaseDevices();
 

@@ -83,148 +83,142 @@ dpk_status_t setArgument(dpk_pl_context_s &context, dpk_pl_kernel_s &kernel, cl_
 
 dpk_status_t enqueueCopy(dpk_pl_queue_t queue, void *dst, const void *src, size_t bytes,
                          uint32_t numDeps, const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
-  return plugin::guardEntry("enqueue_copy", [&] {
-    if (!queue || ((!dst || !src) && bytes))
-      return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_copy: null argument");
-    WaitList waitList;
-    DPK_RETURN_ON_FAILURE(waitList.assign(numDeps, deps));
-    if (bytes == 0)
-      return enqueueMarker(queue->native, waitList, outEvent);
-    dpk_pl_context_s &context = *queue->context;
-    Location to = locate(context, dst), from = locate(context, src);
-    DPK_RETURN_ON_FAILURE(checkExtent(to, bytes, "copy destination"));
-    DPK_RETURN_ON_FAILURE(checkExtent(from, bytes, "copy source"));
-    cl_event done = nullptr;
-    cl_event *doneSlot = outEvent ? &done : nullptr;
-    switch (context.device->memory) {
-    case MemoryStrategyKind::Usm:
-      DPK_RETURN_ON_FAILURE(
-          checkCl(context.device->usm.enqueueMemcpy(queue->native, CL_FALSE, dst, src, bytes,
-                                                    waitList.size(), waitList.data(), doneSlot),
-                  "clEnqueueMemcpyINTEL"));
-      break;
-    case MemoryStrategyKind::SvmFine:
-    case MemoryStrategyKind::SvmCoarse:
-      // clEnqueueSVMMemcpy takes plain host pointers for either end as well.
-      CL_RETURN_ON_FAILURE(clEnqueueSVMMemcpy(queue->native, CL_FALSE, dst, src, bytes,
-                                              waitList.size(), waitList.data(), doneSlot));
-      break;
-    case MemoryStrategyKind::Buffer:
-      DPK_RETURN_ON_FAILURE(copyBuffers(queue, dst, to, src, from, bytes, waitList, doneSlot));
-      break;
-    }
-    return publishEvent(done, outEvent);
-  });
+  if (!queue || ((!dst || !src) && bytes))
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_copy: null argument");
+  WaitList waitList;
+  DPK_RETURN_ON_FAILURE(waitList.assign(numDeps, deps));
+  if (bytes == 0)
+    return enqueueMarker(queue->native, waitList, outEvent);
+  dpk_pl_context_s &context = *queue->context;
+  Location to = locate(context, dst), from = locate(context, src);
+  DPK_RETURN_ON_FAILURE(checkExtent(to, bytes, "copy destination"));
+  DPK_RETURN_ON_FAILURE(checkExtent(from, bytes, "copy source"));
+  cl_event done = nullptr;
+  cl_event *doneSlot = outEvent ? &done : nullptr;
+  switch (context.device->memory) {
+  case MemoryStrategyKind::Usm:
+    DPK_RETURN_ON_FAILURE(
+        checkCl(context.device->usm.enqueueMemcpy(queue->native, CL_FALSE, dst, src, bytes,
+                                                  waitList.size(), waitList.data(), doneSlot),
+                "clEnqueueMemcpyINTEL"));
+    break;
+  case MemoryStrategyKind::SvmFine:
+  case MemoryStrategyKind::SvmCoarse:
+    // clEnqueueSVMMemcpy takes plain host pointers for either end as well.
+    CL_RETURN_ON_FAILURE(clEnqueueSVMMemcpy(queue->native, CL_FALSE, dst, src, bytes,
+                                            waitList.size(), waitList.data(), doneSlot));
+    break;
+  case MemoryStrategyKind::Buffer:
+    DPK_RETURN_ON_FAILURE(copyBuffers(queue, dst, to, src, from, bytes, waitList, doneSlot));
+    break;
+  }
+  return publishEvent(done, outEvent);
 }
 
 dpk_status_t enqueueFill(dpk_pl_queue_t queue, void *dst, const void *pattern, size_t patternSize,
                          size_t bytes, uint32_t numDeps, const dpk_pl_event_t *deps,
                          dpk_pl_event_t *outEvent) {
-  return plugin::guardEntry("enqueue_fill", [&] {
-    if (!queue || !dst || !pattern)
-      return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill: null argument");
-    if (!isPowerOfTwo(patternSize) || patternSize > 128 || bytes % patternSize)
-      return fail(DPK_ERROR_INVALID_ARGUMENT,
-                  "enqueue_fill: pattern size " + std::to_string(patternSize) +
-                      " must be a power of two up to 128 that divides the " +
-                      std::to_string(bytes) + " bytes to fill");
-    WaitList waitList;
-    DPK_RETURN_ON_FAILURE(waitList.assign(numDeps, deps));
-    if (bytes == 0)
-      return enqueueMarker(queue->native, waitList, outEvent);
-    dpk_pl_context_s &context = *queue->context;
-    Location to = locate(context, dst);
-    if (!to.inAllocation)
-      return fail(DPK_ERROR_INVALID_ARGUMENT,
-                  "enqueue_fill: the destination is not an allocation of this context");
-    DPK_RETURN_ON_FAILURE(checkExtent(to, bytes, "fill destination"));
-    if (to.offset % patternSize)
-      return fail(DPK_ERROR_INVALID_ARGUMENT,
-                  "enqueue_fill: the destination is not aligned to the pattern size");
-    cl_event done = nullptr;
-    cl_event *doneSlot = outEvent ? &done : nullptr;
-    switch (context.device->memory) {
-    case MemoryStrategyKind::Usm:
-      DPK_RETURN_ON_FAILURE(checkCl(
-          context.device->usm.enqueueMemFill(queue->native, dst, pattern, patternSize, bytes,
-                                             waitList.size(), waitList.data(), doneSlot),
-          "clEnqueueMemFillINTEL"));
-      break;
-    case MemoryStrategyKind::SvmFine:
-    case MemoryStrategyKind::SvmCoarse:
-      CL_RETURN_ON_FAILURE(clEnqueueSVMMemFill(queue->native, dst, pattern, patternSize, bytes,
-                                               waitList.size(), waitList.data(), doneSlot));
-      break;
-    case MemoryStrategyKind::Buffer:
-      CL_RETURN_ON_FAILURE(clEnqueueFillBuffer(queue->native, to.buffer, pattern, patternSize,
-                                               to.offset, bytes, waitList.size(), waitList.data(),
-                                               doneSlot));
-      break;
-    }
-    return publishEvent(done, outEvent);
-  });
+  if (!queue || !dst || !pattern)
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill: null argument");
+  if (!isPowerOfTwo(patternSize) || patternSize > 128 || bytes % patternSize)
+    return fail(DPK_ERROR_INVALID_ARGUMENT,
+                "enqueue_fill: pattern size " + std::to_string(patternSize) +
+                    " must be a power of two up to 128 that divides the " +
+                    std::to_string(bytes) + " bytes to fill");
+  WaitList waitList;
+  DPK_RETURN_ON_FAILURE(waitList.assign(numDeps, deps));
+  if (bytes == 0)
+    return enqueueMarker(queue->native, waitList, outEvent);
+  dpk_pl_context_s &context = *queue->context;
+  Location to = locate(context, dst);
+  if (!to.inAllocation)
+    return fail(DPK_ERROR_INVALID_ARGUMENT,
+                "enqueue_fill: the destination is not an allocation of this context");
+  DPK_RETURN_ON_FAILURE(checkExtent(to, bytes, "fill destination"));
+  if (to.offset % patternSize)
+    return fail(DPK_ERROR_INVALID_ARGUMENT,
+                "enqueue_fill: the destination is not aligned to the pattern size");
+  cl_event done = nullptr;
+  cl_event *doneSlot = outEvent ? &done : nullptr;
+  switch (context.device->memory) {
+  case MemoryStrategyKind::Usm:
+    DPK_RETURN_ON_FAILURE(checkCl(
+        context.device->usm.enqueueMemFill(queue->native, dst, pattern, patternSize, bytes,
+                                           waitList.size(), waitList.data(), doneSlot),
+        "clEnqueueMemFillINTEL"));
+    break;
+  case MemoryStrategyKind::SvmFine:
+  case MemoryStrategyKind::SvmCoarse:
+    CL_RETURN_ON_FAILURE(clEnqueueSVMMemFill(queue->native, dst, pattern, patternSize, bytes,
+                                             waitList.size(), waitList.data(), doneSlot));
+    break;
+  case MemoryStrategyKind::Buffer:
+    CL_RETURN_ON_FAILURE(clEnqueueFillBuffer(queue->native, to.buffer, pattern, patternSize,
+                                             to.offset, bytes, waitList.size(), waitList.data(),
+                                             doneSlot));
+    break;
+  }
+  return publishEvent(done, outEvent);
 }
 
 dpk_status_t enqueueLaunch(dpk_pl_queue_t queue, dpk_pl_kernel_t kernel,
                            const dpk_launch_config_t *config, uint32_t numArgs,
                            const dpk_kernel_arg_t *args, uint32_t numDeps,
                            const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
-  return plugin::guardEntry("enqueue_launch", [&] {
-    if (!queue || !kernel || !config || (numArgs && !args))
-      return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: null argument");
-    if (kernel->context != queue->context)
-      return fail(DPK_ERROR_INVALID_ARGUMENT,
-                  "enqueue_launch: kernel '" + kernel->name + "' belongs to another context");
-    if (numArgs != kernel->numArgs)
-      return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: kernel '" + kernel->name +
-                                                  "' takes " + std::to_string(kernel->numArgs) +
-                                                  " arguments, " + std::to_string(numArgs) +
-                                                  " given");
-    uint32_t dims = config->dims;
-    if (dims < 1 || dims > 3)
-      return fail(DPK_ERROR_INVALID_RANGE,
-                  "enqueue_launch: " + std::to_string(dims) + " dimensions (1 to 3 allowed)");
-    // dpk's dimension d is OpenCL's dims-1-d: dpk's fastest-varying last dimension is OpenCL's 0.
-    size_t global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
-    bool rangeLaunch = true, empty = false;
-    for (uint32_t d = 0; d < dims; ++d) {
-      global[dims - 1 - d] = config->global_size[d];
-      local[dims - 1 - d] = config->local_size[d];
-      rangeLaunch = rangeLaunch && config->local_size[d] == 0;
-      empty = empty || config->global_size[d] == 0;
-    }
-    // OpenCL 2.0+ would quietly run a partial last work-group; dpk requires whole ones.
-    for (uint32_t d = 0; d < dims && !rangeLaunch; ++d)
-      if (config->local_size[d] == 0 || config->global_size[d] % config->local_size[d])
-        return fail(DPK_ERROR_INVALID_RANGE, "enqueue_launch: in dimension " + std::to_string(d) +
-                                                 " the local size " +
-                                                 std::to_string(config->local_size[d]) +
-                                                 " does not divide the global size " +
-                                                 std::to_string(config->global_size[d]));
-    WaitList waitList;
-    DPK_RETURN_ON_FAILURE(waitList.assign(numDeps, deps));
-    if (empty)
-      return enqueueMarker(queue->native, waitList, outEvent);
+  if (!queue || !kernel || !config || (numArgs && !args))
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: null argument");
+  if (kernel->context != queue->context)
+    return fail(DPK_ERROR_INVALID_ARGUMENT,
+                "enqueue_launch: kernel '" + kernel->name + "' belongs to another context");
+  if (numArgs != kernel->numArgs)
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: kernel '" + kernel->name +
+                                                "' takes " + std::to_string(kernel->numArgs) +
+                                                " arguments, " + std::to_string(numArgs) +
+                                                " given");
+  uint32_t dims = config->dims;
+  if (dims < 1 || dims > 3)
+    return fail(DPK_ERROR_INVALID_RANGE,
+                "enqueue_launch: " + std::to_string(dims) + " dimensions (1 to 3 allowed)");
+  // dpk's dimension d is OpenCL's dims-1-d: dpk's fastest-varying last dimension is OpenCL's 0.
+  size_t global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
+  bool rangeLaunch = true, empty = false;
+  for (uint32_t d = 0; d < dims; ++d) {
+    global[dims - 1 - d] = config->global_size[d];
+    local[dims - 1 - d] = config->local_size[d];
+    rangeLaunch = rangeLaunch && config->local_size[d] == 0;
+    empty = empty || config->global_size[d] == 0;
+  }
+  // OpenCL 2.0+ would quietly run a partial last work-group; dpk requires whole ones.
+  for (uint32_t d = 0; d < dims && !rangeLaunch; ++d)
+    if (config->local_size[d] == 0 || config->global_size[d] % config->local_size[d])
+      return fail(DPK_ERROR_INVALID_RANGE, "enqueue_launch: in dimension " + std::to_string(d) +
+                                               " the local size " +
+                                               std::to_string(config->local_size[d]) +
+                                               " does not divide the global size " +
+                                               std::to_string(config->global_size[d]));
+  WaitList waitList;
+  DPK_RETURN_ON_FAILURE(waitList.assign(numDeps, deps));
+  if (empty)
+    return enqueueMarker(queue->native, waitList, outEvent);
 
-    std::vector<cl_mem> subBuffers;
-    auto releaseSubBuffers = [&] {
-      for (cl_mem buffer : subBuffers) // the enqueued command keeps its own reference
-        clReleaseMemObject(buffer);
-    };
-    std::lock_guard<std::mutex> lock(kernel->launchMutex);
-    dpk_status_t status = DPK_SUCCESS;
-    for (cl_uint i = 0; i < numArgs && status == DPK_SUCCESS; ++i)
-      status = setArgument(*queue->context, *kernel, i, args[i], subBuffers);
-    cl_event done = nullptr;
-    if (status == DPK_SUCCESS)
-      status = checkCl(clEnqueueNDRangeKernel(queue->native, kernel->native, dims, nullptr, global,
-                                              rangeLaunch ? nullptr : local, waitList.size(),
-                                              waitList.data(), outEvent ? &done : nullptr),
-                       "clEnqueueNDRangeKernel", "kernel '" + kernel->name + "'");
-    releaseSubBuffers();
-    DPK_RETURN_ON_FAILURE(status);
-    return publishEvent(done, outEvent);
-  });
+  std::vector<cl_mem> subBuffers;
+  auto releaseSubBuffers = [&] {
+    for (cl_mem buffer : subBuffers) // the enqueued command keeps its own reference
+      clReleaseMemObject(buffer);
+  };
+  std::lock_guard<std::mutex> lock(kernel->launchMutex);
+  dpk_status_t status = DPK_SUCCESS;
+  for (cl_uint i = 0; i < numArgs && status == DPK_SUCCESS; ++i)
+    status = setArgument(*queue->context, *kernel, i, args[i], subBuffers);
+  cl_event done = nullptr;
+  if (status == DPK_SUCCESS)
+    status = checkCl(clEnqueueNDRangeKernel(queue->native, kernel->native, dims, nullptr, global,
+                                            rangeLaunch ? nullptr : local, waitList.size(),
+                                            waitList.data(), outEvent ? &done : nullptr),
+                     "clEnqueueNDRangeKernel", "kernel '" + kernel->name + "'");
+  releaseSubBuffers();
+  DPK_RETURN_ON_FAILURE(status);
+  return publishEvent(done, outEvent);
 }
 
 } // namespace dpk::opencl

@@ -54,17 +54,15 @@ dpk_status_t publishEvent(cl_event native, dpk_pl_event_t *out) {
 }
 
 dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events) {
-  return plugin::guardEntry("event_wait", [&] {
-    if (numEvents == 0)
-      return DPK_SUCCESS;
-    WaitList waitList;
-    DPK_RETURN_ON_FAILURE(waitList.assign(numEvents, events));
-    cl_int status = clWaitForEvents(waitList.size(), waitList.data());
-    if (status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
-      DPK_RETURN_ON_FAILURE(firstCommandFailure(numEvents, events));
-    }
-    return checkCl(status, "clWaitForEvents");
-  });
+  if (numEvents == 0)
+    return DPK_SUCCESS;
+  WaitList waitList;
+  DPK_RETURN_ON_FAILURE(waitList.assign(numEvents, events));
+  cl_int status = clWaitForEvents(waitList.size(), waitList.data());
+  if (status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
+    DPK_RETURN_ON_FAILURE(firstCommandFailure(numEvents, events));
+  }
+  return checkCl(status, "clWaitForEvents");
 }
 
 dpk_status_t eventStatus(dpk_pl_event_t event, dpk_event_status_t *out) {

@@ -3,6 +3,7 @@
 #define DPK_BACKENDS_OPENCL_EVENT_HPP
 
 #include "common.hpp"
+#include "entries.hpp"
 
 #include <vector>
 
@@ -32,10 +33,6 @@ private:
 /// it when the caller asked for no event.
 dpk_status_t publishEvent(cl_event native, dpk_pl_event_t *out);
 
-dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events);
-dpk_status_t eventStatus(dpk_pl_event_t event, dpk_event_status_t *out);
-dpk_status_t eventElapsedNs(dpk_pl_event_t event, uint64_t *out);
-dpk_status_t eventRelease(dpk_pl_event_t event);
 
 } // namespace dpk::opencl
 

@@ -6,20 +6,18 @@
 namespace dpk::opencl {
 
 dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out) {
-  return plugin::guardEntry("kernel_create", [&] {
-    if (!program || !name || !out)
-      return fail(DPK_ERROR_INVALID_ARGUMENT, "kernel_create: null argument");
-    auto kernel = std::make_unique<dpk_pl_kernel_s>();
-    kernel->context = program->context;
-    kernel->name = name;
-    cl_int status = CL_SUCCESS;
-    kernel->native = clCreateKernel(program->native, name, &status);
-    DPK_RETURN_ON_FAILURE(checkCl(status, "clCreateKernel", std::string("kernel '") + name + "'"));
-    CL_RETURN_ON_FAILURE(clGetKernelInfo(kernel->native, CL_KERNEL_NUM_ARGS, sizeof kernel->numArgs,
-                                         &kernel->numArgs, nullptr));
-    *out = kernel.release();
-    return DPK_SUCCESS;
-  });
+  if (!program || !name || !out)
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "kernel_create: null argument");
+  auto kernel = std::make_unique<dpk_pl_kernel_s>();
+  kernel->context = program->context;
+  kernel->name = name;
+  cl_int status = CL_SUCCESS;
+  kernel->native = clCreateKernel(program->native, name, &status);
+  DPK_RETURN_ON_FAILURE(checkCl(status, "clCreateKernel", std::string("kernel '") + name + "'"));
+  CL_RETURN_ON_FAILURE(clGetKernelInfo(kernel->native, CL_KERNEL_NUM_ARGS, sizeof kernel->numArgs,
+                                       &kernel->numArgs, nullptr));
+  *out = kernel.release();
+  return DPK_SUCCESS;
 }
 
 dpk_status_t kernelRelease(dpk_pl_kernel_t kernel) {

@@ -3,6 +3,7 @@
 #define DPK_BACKENDS_OPENCL_KERNEL_HPP
 
 #include "program.hpp"
+#include "entries.hpp"
 
 #include <mutex>
 #include <string>
@@ -23,9 +24,6 @@ struct dpk_pl_kernel_s {
 
 namespace dpk::opencl {
 
-dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out);
-dpk_status_t kernelRelease(dpk_pl_kernel_t kernel);
-dpk_status_t kernelMaxWorkGroupSize(dpk_pl_kernel_t kernel, uint64_t *out);
 
 } // namespace dpk::opencl
 

@@ -175,77 +175,73 @@ dpk_status_t setPointerArgument(dpk_pl_context_s &context, cl_kernel kernel, cl_
 
 dpk_status_t memAlloc(dpk_pl_context_s *context, dpk_mem_kind_t kind, size_t size, size_t alignment,
                       void **out) {
-  return plugin::guardEntry("mem_alloc", [&] {
-    if (!context || !out)
-      return fail(DPK_ERROR_INVALID_ARGUMENT, "mem_alloc: null argument");
-    if (aspectOf(kind) == 0)
-      return fail(DPK_ERROR_INVALID_ARGUMENT,
-                  "mem_alloc: unknown memory kind " + std::to_string(static_cast<int>(kind)));
-    if (size == 0)
-      return fail(DPK_ERROR_INVALID_ARGUMENT, "mem_alloc: size is 0");
-    if (alignment & (alignment - 1))
-      return fail(DPK_ERROR_INVALID_ARGUMENT,
-                  "mem_alloc: alignment " + std::to_string(alignment) + " is not a power of two");
-    dpk_pl_device_t device = context->device;
-    if (!(device->usmAspects & aspectOf(kind)))
-      return fail(DPK_ERROR_UNSUPPORTED,
-                  std::string("mem_alloc: ") + kindName(kind) +
-                      " allocations are not available with the OpenCL memory strategy '" +
-                      memoryStrategyName(device->memory) + "' of " + device->props.name);
-    if (device->maxAllocSize && size > device->maxAllocSize)
-      return fail(DPK_ERROR_OUT_OF_DEVICE_MEMORY,
-                  "mem_alloc: " + std::to_string(size) +
-                      " bytes exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE (" +
-                      std::to_string(device->maxAllocSize) + ")");
-    Allocation allocation;
-    allocation.size = size;
-    allocation.kind = kind;
-    void *ptr = nullptr;
-    switch (device->memory) {
-    case MemoryStrategyKind::Usm:
-      DPK_RETURN_ON_FAILURE(allocUsm(*context, kind, size, alignment, &ptr));
-      break;
-    case MemoryStrategyKind::SvmFine:
-    case MemoryStrategyKind::SvmCoarse:
-      DPK_RETURN_ON_FAILURE(
-          allocSvm(*context, device->memory == MemoryStrategyKind::SvmFine, size, alignment, &ptr));
-      break;
-    case MemoryStrategyKind::Buffer:
-      DPK_RETURN_ON_FAILURE(allocBuffer(*context, size, alignment, allocation, &ptr));
-      break;
-    }
-    uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
-    try {
-      std::lock_guard<std::mutex> lock(context->mutex);
-      context->allocations.emplace(address, allocation);
-    } catch (...) {
-      releaseAllocation(*context, address, allocation);
-      throw;
-    }
-    *out = ptr;
-    return DPK_SUCCESS;
-  });
+  if (!context || !out)
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "mem_alloc: null argument");
+  if (aspectOf(kind) == 0)
+    return fail(DPK_ERROR_INVALID_ARGUMENT,
+                "mem_alloc: unknown memory kind " + std::to_string(static_cast<int>(kind)));
+  if (size == 0)
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "mem_alloc: size is 0");
+  if (alignment & (alignment - 1))
+    return fail(DPK_ERROR_INVALID_ARGUMENT,
+                "mem_alloc: alignment " + std::to_string(alignment) + " is not a power of two");
+  dpk_pl_device_t device = context->device;
+  if (!(device->usmAspects & aspectOf(kind)))
+    return fail(DPK_ERROR_UNSUPPORTED,
+                std::string("mem_alloc: ") + kindName(kind) +
+                    " allocations are not available with the OpenCL memory strategy '" +
+                    memoryStrategyName(device->memory) + "' of " + device->props.name);
+  if (device->maxAllocSize && size > device->maxAllocSize)
+    return fail(DPK_ERROR_OUT_OF_DEVICE_MEMORY,
+                "mem_alloc: " + std::to_string(size) +
+                    " bytes exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE (" +
+                    std::to_string(device->maxAllocSize) + ")");
+  Allocation allocation;
+  allocation.size = size;
+  allocation.kind = kind;
+  void *ptr = nullptr;
+  switch (device->memory) {
+  case MemoryStrategyKind::Usm:
+    DPK_RETURN_ON_FAILURE(allocUsm(*context, kind, size, alignment, &ptr));
+    break;
+  case MemoryStrategyKind::SvmFine:
+  case MemoryStrategyKind::SvmCoarse:
+    DPK_RETURN_ON_FAILURE(
+        allocSvm(*context, device->memory == MemoryStrategyKind::SvmFine, size, alignment, &ptr));
+    break;
+  case MemoryStrategyKind::Buffer:
+    DPK_RETURN_ON_FAILURE(allocBuffer(*context, size, alignment, allocation, &ptr));
+    break;
+  }
+  uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
+  try {
+    std::lock_guard<std::mutex> lock(context->mutex);
+    context->allocations.emplace(address, allocation);
+  } catch (...) {
+    releaseAllocation(*context, address, allocation);
+    throw;
+  }
+  *out = ptr;
+  return DPK_SUCCESS;
 }
 
 dpk_status_t memFree(dpk_pl_context_s *context, void *ptr) {
-  return plugin::guardEntry("mem_free", [&] {
-    if (!context)
-      return fail(DPK_ERROR_INVALID_HANDLE, "mem_free: null context");
-    if (!ptr)
-      return DPK_SUCCESS;
-    Allocation allocation;
-    {
-      std::lock_guard<std::mutex> lock(context->mutex);
-      auto found = context->allocations.find(reinterpret_cast<uintptr_t>(ptr));
-      if (found == context->allocations.end())
-        return fail(DPK_ERROR_INVALID_ARGUMENT,
-                    "mem_free: " + hexAddress(ptr) + " is not an allocation of this context");
-      allocation = found->second;
-      context->allocations.erase(found);
-    }
-    releaseAllocation(*context, reinterpret_cast<uintptr_t>(ptr), allocation);
+  if (!context)
+    return fail(DPK_ERROR_INVALID_HANDLE, "mem_free: null context");
+  if (!ptr)
     return DPK_SUCCESS;
-  });
+  Allocation allocation;
+  {
+    std::lock_guard<std::mutex> lock(context->mutex);
+    auto found = context->allocations.find(reinterpret_cast<uintptr_t>(ptr));
+    if (found == context->allocations.end())
+      return fail(DPK_ERROR_INVALID_ARGUMENT,
+                  "mem_free: " + hexAddress(ptr) + " is not an allocation of this context");
+    allocation = found->second;
+    context->allocations.erase(found);
+  }
+  releaseAllocation(*context, reinterpret_cast<uintptr_t>(ptr), allocation);
+  return DPK_SUCCESS;
 }
 
 } // namespace dpk::opencl

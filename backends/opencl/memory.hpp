@@ -4,6 +4,7 @@
 #define DPK_BACKENDS_OPENCL_MEMORY_HPP
 
 #include "common.hpp"
+#include "entries.hpp"
 
 #include <cstdint>
 
@@ -40,9 +41,6 @@ void releaseAllocation(dpk_pl_context_s &context, uintptr_t address, Allocation 
 dpk_status_t setPointerArgument(dpk_pl_context_s &context, cl_kernel kernel, cl_uint index,
                                 const void *ptr, cl_mem *subBuffer);
 
-dpk_status_t memAlloc(dpk_pl_context_s *context, dpk_mem_kind_t kind, size_t size, size_t alignment,
-                      void **out);
-dpk_status_t memFree(dpk_pl_context_s *context, void *ptr);
 
 } // namespace dpk::opencl
 

@@ -39,37 +39,35 @@ cl_program createFromIl(dpk_pl_device_t device, cl_context context, const void *
 
 dpk_status_t programCreate(dpk_pl_context_t context, dpk_artifact_format_t format, const void *data,
                            size_t size, const char *options, dpk_pl_program_t *out) {
-  return plugin::guardEntry("program_create", [&] {
-    if (!context || !data || !out)
-      return fail(DPK_ERROR_INVALID_ARGUMENT, "program_create: null argument");
-    dpk_pl_device_t device = context->device;
-    if (!(device->props.formats & format))
-      return fail(DPK_ERROR_UNSUPPORTED, "program_create: format " +
-                                             std::to_string(static_cast<int>(format)) +
-                                             " is not accepted by " + device->props.name);
-    auto program = std::make_unique<dpk_pl_program_s>();
-    program->context = context;
-    cl_int status = CL_SUCCESS;
-    const char *call = "clCreateProgramWithSource";
-    if (format == DPK_FORMAT_SPIRV) {
-      call = "clCreateProgramWithIL";
-      program->native = createFromIl(device, context->native, data, size, &status);
-    } else {
-      // OpenCL C text may or may not count its terminating NUL in `size`.
-      auto text = static_cast<const char *>(data);
-      size_t length = size;
-      while (length && text[length - 1] == '\0')
-        --length;
-      program->native = clCreateProgramWithSource(context->native, 1, &text, &length, &status);
-    }
-    DPK_RETURN_ON_FAILURE(checkCl(status, call));
-    status = clBuildProgram(program->native, 1, &device->native, options ? options : "", nullptr,
-                            nullptr);
-    if (status != CL_SUCCESS)
-      return checkCl(status, "clBuildProgram", buildLog(program->native, device->native));
-    *out = program.release();
-    return DPK_SUCCESS;
-  });
+  if (!context || !data || !out)
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "program_create: null argument");
+  dpk_pl_device_t device = context->device;
+  if (!(device->props.formats & format))
+    return fail(DPK_ERROR_UNSUPPORTED, "program_create: format " +
+                                           std::to_string(static_cast<int>(format)) +
+                                           " is not accepted by " + device->props.name);
+  auto program = std::make_unique<dpk_pl_program_s>();
+  program->context = context;
+  cl_int status = CL_SUCCESS;
+  const char *call = "clCreateProgramWithSource";
+  if (format == DPK_FORMAT_SPIRV) {
+    call = "clCreateProgramWithIL";
+    program->native = createFromIl(device, context->native, data, size, &status);
+  } else {
+    // OpenCL C text may or may not count its terminating NUL in `size`.
+    auto text = static_cast<const char *>(data);
+    size_t length = size;
+    while (length && text[length - 1] == '\0')
+      --length;
+    program->native = clCreateProgramWithSource(context->native, 1, &text, &length, &status);
+  }
+  DPK_RETURN_ON_FAILURE(checkCl(status, call));
+  status = clBuildProgram(program->native, 1, &device->native, options ? options : "", nullptr,
+                          nullptr);
+  if (status != CL_SUCCESS)
+    return checkCl(status, "clBuildProgram", buildLog(program->native, device->native));
+  *out = program.release();
+  return DPK_SUCCESS;
 }
 
 dpk_status_t programRelease(dpk_pl_program_t program) {

@@ -19,31 +19,29 @@ cl_command_queue createNativeQueue(dpk_pl_context_t context, cl_command_queue_pr
 } // namespace
 
 dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out) {
-  return plugin::guardEntry("queue_create", [&] {
-    if (!context || !out)
-      return fail(DPK_ERROR_INVALID_ARGUMENT, "queue_create: null argument");
-    cl_command_queue_properties properties = 0;
-    if (flags & DPK_PL_QUEUE_OUT_OF_ORDER)
-      properties |= CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
-    if (flags & DPK_PL_QUEUE_PROFILING)
-      properties |= CL_QUEUE_PROFILING_ENABLE;
-    auto queue = std::make_unique<dpk_pl_queue_s>();
-    queue->context = context;
-    cl_int status = CL_SUCCESS;
-    queue->native = createNativeQueue(context, properties, &status);
-    // An in-order queue is a valid out-of-order one (it only orders more), so a device without
-    // out-of-order queues still gets a queue.
-    if (status == CL_INVALID_QUEUE_PROPERTIES && (flags & DPK_PL_QUEUE_OUT_OF_ORDER))
-      queue->native = createNativeQueue(
-          context,
-          properties & ~cl_command_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE),
-          &status);
-    DPK_RETURN_ON_FAILURE(checkCl(status, context->device->clVersion >= 200
-                                              ? "clCreateCommandQueueWithProperties"
-                                              : "clCreateCommandQueue"));
-    *out = queue.release();
-    return DPK_SUCCESS;
-  });
+  if (!context || !out)
+    return fail(DPK_ERROR_INVALID_ARGUMENT, "queue_create: null argument");
+  cl_command_queue_properties properties = 0;
+  if (flags & DPK_PL_QUEUE_OUT_OF_ORDER)
+    properties |= CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+  if (flags & DPK_PL_QUEUE_PROFILING)
+    properties |= CL_QUEUE_PROFILING_ENABLE;
+  auto queue = std::make_unique<dpk_pl_queue_s>();
+  queue->context = context;
+  cl_int status = CL_SUCCESS;
+  queue->native = createNativeQueue(context, properties, &status);
+  // An in-order queue is a valid out-of-order one (it only orders more), so a device without
+  // out-of-order queues still gets a queue.
+  if (status == CL_INVALID_QUEUE_PROPERTIES && (flags & DPK_PL_QUEUE_OUT_OF_ORDER))
+    queue->native = createNativeQueue(
+        context,
+        properties & ~cl_command_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE),
+        &status);
+  DPK_RETURN_ON_FAILURE(checkCl(status, context->device->clVersion >= 200
+                                            ? "clCreateCommandQueueWithProperties"
+                                            : "clCreateCommandQueue"));
+  *out = queue.release();
+  return DPK_SUCCESS;
 }
 
 dpk_status_t queueRelease(dpk_pl_queue_t queue) {

@@ -3,6 +3,7 @@
 #define DPK_BACKENDS_OPENCL_QUEUE_HPP
 
 #include "context.hpp"
+#include "entries.hpp"
 
 struct dpk_pl_queue_s {
   dpk_pl_context_t context = nullptr;
@@ -15,9 +16,6 @@ struct dpk_pl_queue_s {
 
 namespace dpk::opencl {
 
-dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out);
-dpk_status_t queueRelease(dpk_pl_queue_t queue);
-dpk_status_t queueFinish(dpk_pl_queue_t queue);
 
 } // namespace dpk::opencl
 

@@ -1,7 +1,7 @@
 // DeviceFilter.cpp - parser, matcher and ranking for dpctl-style device filter strings.
 #include "policy/DeviceFilter.h"
 
-#include "policy/Spelling.h"
+#include "support/DidYouMean.h"
 
 #include <algorithm>
 #include <cctype>

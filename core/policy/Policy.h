@@ -7,6 +7,7 @@
 #ifndef DPK_CORE_POLICY_POLICY_H
 #define DPK_CORE_POLICY_POLICY_H
 
+#include "diagnostics/DiagnosticsSettings.h"
 #include "policy/DeviceFilter.h"
 #include "support/Error.h"
 
@@ -54,14 +55,9 @@ struct FallbackSettings {
   std::string origin;              // where it was set: "file.yaml:12:3", "DPK_FALLBACK", ...
 };
 
-enum class DiagnosticsFormat { Text, Json };
-
-struct DiagnosticsSettings {
-  int level = 0;                    // 0-4, see docs/diagnostics.md
-  DiagnosticsFormat format = DiagnosticsFormat::Text;
-  std::string file;                 // empty: stderr; otherwise the file records are appended to
-  std::string dumpDir = "dpk-dump"; // level 4 stage dumps go here (created on demand)
-};
+/// The diagnostics sink's settings are the sink's own type; the policy only carries them.
+using DiagnosticsFormat = diag::Format;
+using DiagnosticsSettings = diag::Settings;
 
 enum class CacheMode { ReadWrite, ReadOnly, Off };
 const char *cacheModeName(CacheMode mode);

@@ -2,7 +2,7 @@
 // bad value with file:line:column and the list of what is allowed.
 #include "policy/Policy.h"
 
-#include "policy/Spelling.h"
+#include "support/DidYouMean.h"
 
 #include <yaml-cpp/yaml.h>
 

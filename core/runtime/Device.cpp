@@ -1,17 +1,7 @@
 // Device.cpp - device descriptions and lazily created per-device plugin objects.
 #include "runtime/Device.h"
 
-#include <cstring>
-
 namespace dpk::runtime {
-namespace {
-
-template <size_t N> void copyText(char (&to)[N], const std::string &from) {
-  std::strncpy(to, from.c_str(), N - 1);
-  to[N - 1] = '\0';
-}
-
-} // namespace
 
 const char *deviceTypeText(dpk_device_type_t type) {
   switch (type) {
@@ -24,25 +14,9 @@ const char *deviceTypeText(dpk_device_type_t type) {
 
 Device::Device(std::shared_ptr<Plugin> plugin, dpk_pl_device_t native,
                const dpk_device_props_t &props, uint32_t indexInGroup)
-    : plugin_(std::move(plugin)), native_(native), props_(props), info_{},
-      indexInGroup_(indexInGroup) {
+    : plugin_(std::move(plugin)), native_(native), props_(props), indexInGroup_(indexInGroup) {
   filterString_ = plugin_->backend + ":" + deviceTypeText(props_.type) + ":" +
                   std::to_string(indexInGroup_);
-  info_.struct_size = sizeof(info_);
-  copyText(info_.backend, plugin_->backend);
-  copyText(info_.name, props_.name);
-  copyText(info_.vendor, props_.vendor);
-  copyText(info_.driver_version, props_.driver_version);
-  copyText(info_.filter_string, filterString_);
-  info_.type = props_.type;
-  info_.compute_units = props_.compute_units;
-  info_.global_mem_size = props_.global_mem_size;
-  info_.local_mem_size = props_.local_mem_size;
-  info_.max_work_group_size = props_.max_work_group_size;
-  for (int i = 0; i < 3; ++i)
-    info_.max_work_item_sizes[i] = props_.max_work_item_sizes[i];
-  info_.formats = props_.formats;
-  info_.aspects = props_.aspects;
 }
 
 Device::~Device() {

@@ -5,7 +5,6 @@
 #ifndef DPK_CORE_RUNTIME_DEVICE_H
 #define DPK_CORE_RUNTIME_DEVICE_H
 
-#include "dpk/dpk.h"
 #include "runtime/Context.h"
 #include "runtime/Plugin.h"
 #include "support/Error.h"
@@ -27,8 +26,7 @@ public:
   const Plugin &plugin() const { return *plugin_; }
   dpk_pl_device_t native() const { return native_; }
   const dpk_device_props_t &props() const { return props_; }
-  /// The public description (filter string "<backend>:<type>:<index>").
-  const dpk_device_info_t &info() const { return info_; }
+  /// The canonical filter string "<backend>:<type>:<index>".
   const std::string &filterString() const { return filterString_; }
   const std::string &backend() const { return plugin_->backend; }
   const char *name() const { return props_.name; }
@@ -48,7 +46,6 @@ private:
   std::shared_ptr<Plugin> plugin_;
   dpk_pl_device_t native_;
   dpk_device_props_t props_;
-  dpk_device_info_t info_;
   std::string filterString_;
   uint32_t indexInGroup_;
 

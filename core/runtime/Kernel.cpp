@@ -5,35 +5,6 @@
 
 namespace dpk::runtime {
 
-std::vector<compiler::AbiArg> abiOf(const ir::Function &kernel) {
-#if DPK_RUNTIME_HAS_COMPILER
-  return compiler::kernelAbi(kernel);
-#else
-  // The rule of Compiler.h's file comment, for builds without the compiler.
-  std::vector<compiler::AbiArg> abi;
-  for (unsigned i = 0; i < kernel.params.size(); ++i) {
-    const ir::Type &type = kernel.params[i]->type;
-    switch (type.kind) {
-    case ir::TypeKind::Void:
-      break;
-    case ir::TypeKind::Scalar:
-      abi.push_back({DPK_ARG_SCALAR, ir::scalarSize(type.scalar), i});
-      break;
-    case ir::TypeKind::Pointer:
-      abi.push_back({type.space == ir::AddressSpace::Local ? DPK_ARG_LOCAL : DPK_ARG_POINTER,
-                     type.space == ir::AddressSpace::Local ? size_t(0) : size_t(8), i});
-      break;
-    case ir::TypeKind::View:
-      abi.push_back({DPK_ARG_POINTER, 8, i});
-      for (unsigned d = 0; d < 2u * type.rank; ++d)
-        abi.push_back({DPK_ARG_SCALAR, 8, i});
-      break;
-    }
-  }
-  return abi;
-#endif
-}
-
 Kernel::Kernel(Ref<Program> program, std::string name)
     : RefCounted(HandleKind::Kernel), program_(std::move(program)), name_(std::move(name)) {}
 
@@ -44,7 +15,7 @@ Expected<Ref<Kernel>> Kernel::create(Program &program, const std::string &name) 
     const ir::Function *function = program.module()->lookup(name);
     if (function && function->isKernel) {
       kernel->function_ = function;
-      kernel->abi_ = abiOf(*function);
+      kernel->abi_ = compiler::kernelAbi(*function);
       return kernel;
     }
     std::string known;

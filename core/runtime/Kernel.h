@@ -31,9 +31,6 @@ private:
   std::vector<compiler::AbiArg> abi_;
 };
 
-/// The launch ABI of an IR kernel (compiler::kernelAbi when the compiler is built).
-std::vector<compiler::AbiArg> abiOf(const ir::Function &kernel);
-
 } // namespace dpk::runtime
 
 #endif // DPK_CORE_RUNTIME_KERNEL_H

@@ -2,7 +2,7 @@
 #include "runtime/Launch.h"
 
 #include "runtime/Device.h"
-#include "runtime/Fallback.h"
+#include "runtime/HostFallback.h"
 #include "runtime/Kernel.h"
 #include "runtime/Queue.h"
 #include "runtime/Registry.h"
@@ -14,25 +14,13 @@
 namespace dpk::runtime {
 namespace {
 
-/// The kind of a caller's argument as a plain int. C callers may pass any value, and
-/// DPK_ARG_VIEW (100) lies outside dpk_arg_kind_t's enumerators, so the field is never read as
-/// the enum type (that would be undefined behaviour, which UBSan reports).
-int rawKind(const dpk_arg_t &arg) {
-  int kind;
-  static_assert(sizeof(kind) == sizeof(arg.kind), "dpk_arg_kind_t is int-sized");
-  std::memcpy(&kind, &arg.kind, sizeof(kind));
-  return kind;
-}
-
-const char *argKindText(int kind) {
-  if (kind == DPK_ARG_POINTER)
-    return "a pointer";
-  if (kind == DPK_ARG_SCALAR)
-    return "a scalar";
-  if (kind == DPK_ARG_LOCAL)
-    return "local memory";
-  if (kind == static_cast<int>(DPK_ARG_VIEW))
-    return "a view";
+/// A launch argument's kind after marshalling (views are expanded by then).
+const char *argKindText(dpk_arg_kind_t kind) {
+  switch (kind) {
+  case DPK_ARG_POINTER: return "a pointer";
+  case DPK_ARG_SCALAR: return "a scalar";
+  case DPK_ARG_LOCAL: return "local memory";
+  }
   return "an unknown kind";
 }
 
@@ -160,42 +148,34 @@ Error validateForDevice(const dpk_launch_config_t &config, const MarshalledArgs 
 }
 
 Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
-                                                           const dpk_arg_t *args, uint32_t count) {
+                                                           const LaunchArg *args, uint32_t count) {
   auto marshalled = std::make_unique<MarshalledArgs>();
   size_t pointerCount = 0;
   size_t scalarCount = 0;
   for (uint32_t i = 0; i < count; ++i) {
-    const dpk_arg_t &arg = args[i];
-    int kind = rawKind(arg);
+    const LaunchArg &arg = args[i];
     auto where = [&] { return "kernel '" + kernel.name() + "': argument " + std::to_string(i); };
-    if (kind == DPK_ARG_POINTER) {
+    switch (arg.kind) {
+    case LaunchArgKind::Pointer:
       ++pointerCount;
       continue;
-    }
-    if (kind == DPK_ARG_SCALAR) {
+    case LaunchArgKind::Scalar:
       if (!arg.value || arg.size == 0)
         return Error(DPK_ERROR_INVALID_ARGUMENT, where() + " is a scalar without a value or size");
       continue;
-    }
-    if (kind == DPK_ARG_LOCAL) {
+    case LaunchArgKind::Local:
       if (arg.size == 0)
         return Error(DPK_ERROR_INVALID_ARGUMENT, where() + " asks for 0 bytes of local memory");
       continue;
-    }
-    if (kind == static_cast<int>(DPK_ARG_VIEW)) {
-      const auto *view = static_cast<const dpk_view_arg_t *>(arg.value);
-      if (!view)
-        return Error(DPK_ERROR_INVALID_ARGUMENT, where() + " is a view with a null dpk_view_arg_t");
-      if (view->ndim < 1 || view->ndim > 3)
+    case LaunchArgKind::View:
+      if (arg.view.ndim < 1 || arg.view.ndim > 3)
         return Error(DPK_ERROR_INVALID_ARGUMENT,
-                     where() + " is a view of " + std::to_string(view->ndim) +
+                     where() + " is a view of " + std::to_string(arg.view.ndim) +
                          " dimensions; views have 1 to 3");
       ++pointerCount;
-      scalarCount += 2u * view->ndim;
+      scalarCount += 2u * arg.view.ndim;
       continue;
     }
-    return Error(DPK_ERROR_INVALID_ARGUMENT,
-                 where() + " has unknown kind " + std::to_string(kind));
   }
 
   MarshalledArgs &out = *marshalled;
@@ -209,37 +189,36 @@ Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
   out.userIndex_.reserve(expanded);
   out.pointerArgs_.reserve(pointerCount);
   for (uint32_t i = 0; i < count; ++i) {
-    const dpk_arg_t &arg = args[i];
-    int kind = rawKind(arg);
+    const LaunchArg &arg = args[i];
     auto pushPointer = [&](void *address) {
       out.pointers_.push_back(address);
       out.pointerArgs_.push_back(out.args_.size());
       out.args_.push_back({DPK_ARG_POINTER, sizeof(void *), &out.pointers_.back()});
       out.userIndex_.push_back(i);
     };
-    if (kind == DPK_ARG_POINTER) {
+    switch (arg.kind) {
+    case LaunchArgKind::Pointer:
       pushPointer(const_cast<void *>(arg.value));
       continue;
-    }
-    if (kind == DPK_ARG_SCALAR) {
+    case LaunchArgKind::Scalar:
       out.args_.push_back({DPK_ARG_SCALAR, arg.size, arg.value});
       out.userIndex_.push_back(i);
       continue;
-    }
-    if (kind == DPK_ARG_LOCAL) {
+    case LaunchArgKind::Local:
       out.args_.push_back({DPK_ARG_LOCAL, arg.size, nullptr});
       out.userIndex_.push_back(i);
       out.localBytes_ += arg.size;
       continue;
-    }
-    const auto *view = static_cast<const dpk_view_arg_t *>(arg.value);
-    pushPointer(view->data);
-    for (const int64_t *values : {view->shape, view->strides}) {
-      for (uint32_t d = 0; d < view->ndim; ++d) {
-        out.viewScalars_.push_back(values[d]);
-        out.args_.push_back({DPK_ARG_SCALAR, sizeof(int64_t), &out.viewScalars_.back()});
-        out.userIndex_.push_back(i);
+    case LaunchArgKind::View:
+      pushPointer(arg.view.data);
+      for (const int64_t *values : {arg.view.shape, arg.view.strides}) {
+        for (uint32_t d = 0; d < arg.view.ndim; ++d) {
+          out.viewScalars_.push_back(values[d]);
+          out.args_.push_back({DPK_ARG_SCALAR, sizeof(int64_t), &out.viewScalars_.back()});
+          out.userIndex_.push_back(i);
+        }
       }
+      continue;
     }
   }
   if (kernel.hasSignature()) {
@@ -336,7 +315,7 @@ Expected<dpk_pl_event_t> submitOnDevice(Device &device, dpk_pl_queue_t nativeQue
 }
 
 Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch_config_t &config,
-                                  const dpk_arg_t *args, uint32_t numArgs,
+                                  const LaunchArg *args, uint32_t numArgs,
                                   const std::vector<Event *> &deps, bool wantEvent) {
   Device &device = queue.device();
   const std::string &name = kernel.name();

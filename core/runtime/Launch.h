@@ -12,7 +12,7 @@
 #ifndef DPK_CORE_RUNTIME_LAUNCH_H
 #define DPK_CORE_RUNTIME_LAUNCH_H
 
-#include "dpk/dpk.h"
+#include "dpk/plugin.h"
 #include "runtime/Event.h"
 #include "support/Error.h"
 
@@ -25,6 +25,26 @@ namespace dpk::runtime {
 class Device;
 class Kernel;
 class Queue;
+
+/// An n-D array view argument: marshalling expands it into a pointer followed by the shape and
+/// the strides (in elements) as int64 scalars.
+struct ViewArg {
+  void *data = nullptr;
+  uint32_t ndim = 0;
+  int64_t shape[3] = {};
+  int64_t strides[3] = {};
+};
+
+enum class LaunchArgKind { Pointer, Scalar, Local, View };
+
+/// One kernel argument as the runtime takes it: the plugin ABI's kinds plus views. Frontends
+/// translate their own argument structs into these (the C API: dpk_arg_t in enqueue.cpp).
+struct LaunchArg {
+  LaunchArgKind kind = LaunchArgKind::Pointer;
+  size_t size = 0;             ///< Scalar: bytes; Local: bytes of local memory
+  const void *value = nullptr; ///< Pointer: the address itself; Scalar: points to the bytes
+  ViewArg view;                ///< View only
+};
 
 /// Launch arguments in the plugin ABI's form, with the storage they point into.
 class MarshalledArgs {
@@ -40,12 +60,12 @@ public:
     return *static_cast<void *const *>(args_[argIndex].value);
   }
   void setPointer(size_t argIndex, void *address);
-  /// Which user argument (dpk_arg_t index) produced each launch argument.
+  /// Which user argument (LaunchArg index) produced each launch argument.
   unsigned userIndex(size_t argIndex) const { return userIndex_[argIndex]; }
   uint64_t localMemoryBytes() const { return localBytes_; }
 
   friend Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
-                                                                    const dpk_arg_t *args,
+                                                                    const LaunchArg *args,
                                                                     uint32_t count);
 
 private:
@@ -64,13 +84,13 @@ Error validateForDevice(const dpk_launch_config_t &config, const MarshalledArgs 
                         const Device &device, const std::string &kernel);
 /// Expands views and checks the arguments against an IR kernel's signature.
 Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
-                                                           const dpk_arg_t *args, uint32_t count);
+                                                           const LaunchArg *args, uint32_t count);
 
 /// The whole launch (see the file comment). `deps` are waited for as Queue explains. Without
 /// `wantEvent` (the caller passed no out-event) the result may be a null Ref: the launch then
 /// has no plugin event, and the queue's wait reports its failure.
 Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch_config_t &config,
-                                  const dpk_arg_t *args, uint32_t numArgs,
+                                  const LaunchArg *args, uint32_t numArgs,
                                   const std::vector<Event *> &deps, bool wantEvent = true);
 
 /// Builds and submits on `device` through `nativeQueue` without fallback: used for the first

@@ -7,12 +7,8 @@
 #include "runtime/Registry.h"
 #include "runtime/RuntimePolicy.h"
 
-#if DPK_RUNTIME_HAS_VERIFIER
 #include "ir/Verifier.h"
-#endif
-#if DPK_RUNTIME_HAS_CACHE
 #include "cache/KernelCache.h"
-#endif
 
 #include <chrono>
 #include <cstdlib>
@@ -26,7 +22,6 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-#if DPK_RUNTIME_HAS_CACHE
 cache::KernelCache &configuredCache() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -41,16 +36,13 @@ cache::KernelCache &configuredCache() {
   });
   return cache::KernelCache::global();
 }
-#endif
 
 /// Compiles through the kernel cache, reporting cache and compile events.
 Expected<compiler::Artifact> compileCached(const ir::Module &module, const std::string &irText,
                                            const compiler::CompileOptions &options,
                                            const Device &device, const std::string &kernel,
                                            const std::string &label) {
-#if DPK_RUNTIME_HAS_COMPILER
   auto compile = [&]() { return compiler::compileModule(module, options); };
-#if DPK_RUNTIME_HAS_CACHE
   cache::CacheKey key = cache::CacheKey::make(irText, options, device.props().target_id);
   cache::CacheOutcome outcome;
   Expected<compiler::Artifact> artifact = configuredCache().getOrCompile(key, compile, &outcome);
@@ -70,18 +62,6 @@ Expected<compiler::Artifact> compileCached(const ir::Module &module, const std::
     emitDiagnostic(2, hit ? "cache.hit" : "cache.miss", fields);
   }
   return artifact;
-#else
-  (void)irText;
-  return compile();
-#endif
-#else
-  (void)module;
-  (void)irText;
-  (void)options;
-  return Error(DPK_ERROR_UNSUPPORTED, "kernel '" + kernel + "' of program '" + label +
-                                          "' cannot be compiled for " + device.describe() +
-                                          ": this build of dpk has no compiler");
-#endif
 }
 
 } // namespace
@@ -155,10 +135,8 @@ Expected<Ref<Program>> Program::fromIr(std::string_view text, std::string label)
   Expected<std::unique_ptr<ir::Module>> parsed = ir::parseModule(text, label);
   if (!parsed)
     return parsed.takeError();
-#if DPK_RUNTIME_HAS_VERIFIER
   if (Error error = ir::verifyModule(**parsed))
     return Error(error.status(), label + ": " + error.message());
-#endif
   Ref<Program> program = Ref<Program>::adopt(new Program(ProgramKind::Ir, std::move(label)));
   program->module_ = std::move(*parsed);
   program->canonicalText_ = ir::printModule(*program->module_);
@@ -316,7 +294,6 @@ Expected<std::shared_ptr<ProgramBuild>> Program::buildIr(Device &device, const S
   std::shared_ptr<compiler::HostCode> hostCode;
   Expected<std::shared_ptr<ProgramBuild>> built = Error(DPK_ERROR_GENERIC, "unreachable");
   if (*target == compiler::TargetKind::Host) {
-#if DPK_RUNTIME_HAS_COMPILER
     std::vector<std::string> names;
     for (const auto &function : module_->functions) {
       if (function->isKernel)
@@ -332,7 +309,6 @@ Expected<std::shared_ptr<ProgramBuild>> Program::buildIr(Device &device, const S
     hostCode = *loaded;
     built = createBuild(device, DPK_FORMAT_HOST_NATIVE, &hostCode->module(),
                         sizeof(dpk_host_module_t), hostCode);
-#endif
   } else {
     std::vector<uint8_t> bytes = std::move(artifact->bytes);
     // OpenCL C and PTX are text that the plugins read as a C string.

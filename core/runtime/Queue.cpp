@@ -1,7 +1,6 @@
 // Queue.cpp - queue creation, dependency resolution and wait.
 #include "runtime/Queue.h"
 
-#include "dpk/dpk.h"
 #include "runtime/Device.h"
 
 namespace dpk::runtime {
@@ -30,19 +29,14 @@ Queue::~Queue() {
 }
 
 Expected<Ref<Queue>> Queue::create(Device &device, uint32_t flags) {
-  if (flags & ~uint32_t(DPK_QUEUE_OUT_OF_ORDER | DPK_QUEUE_PROFILING))
+  if (flags & ~uint32_t(DPK_PL_QUEUE_OUT_OF_ORDER | DPK_PL_QUEUE_PROFILING))
     return Error(DPK_ERROR_INVALID_ARGUMENT, "unknown queue flags 0x" + std::to_string(flags));
   Expected<dpk_pl_context_t> context = device.context();
   if (!context)
     return context.takeError();
-  uint32_t pluginFlags = 0;
-  if (flags & DPK_QUEUE_OUT_OF_ORDER)
-    pluginFlags |= DPK_PL_QUEUE_OUT_OF_ORDER;
-  if (flags & DPK_QUEUE_PROFILING)
-    pluginFlags |= DPK_PL_QUEUE_PROFILING;
   dpk_pl_queue_t native = nullptr;
   if (Error error = device.plugin().check(
-          device.plugin().table.queue_create(*context, pluginFlags, &native),
+          device.plugin().table.queue_create(*context, flags, &native),
           "creating a queue on " + device.describe()))
     return error;
   return Ref<Queue>::adopt(new Queue(device, native, flags));

@@ -29,13 +29,13 @@ class Device;
 
 class Queue final : public RefCounted {
 public:
-  /// flags: DPK_QUEUE_* bits.
+  /// flags: the plugin ABI's DPK_PL_QUEUE_* bits (frontends translate their own).
   static Expected<Ref<Queue>> create(Device &device, uint32_t flags);
 
   Device &device() const { return device_; }
   dpk_pl_queue_t native() const { return native_; }
   uint32_t flags() const { return flags_; }
-  bool inOrder() const { return (flags_ & 1u) == 0; }
+  bool inOrder() const { return (flags_ & DPK_PL_QUEUE_OUT_OF_ORDER) == 0; }
 
   /// The plugin events of `deps` that this queue's plugin can wait on itself. Others are waited
   /// for here, on the host; a failed dependency fails the submission.

@@ -1,10 +1,7 @@
-// RuntimePolicy.cpp - the runtime's calls into core/policy (or permissive stand-ins when the
-// build has no dpk_policy yet, see the header).
+// RuntimePolicy.cpp - the runtime's calls into core/policy and core/diagnostics.
 #include "runtime/RuntimePolicy.h"
 
 namespace dpk::runtime {
-
-#if DPK_RUNTIME_HAS_POLICY
 
 Expected<policy::Policy> loadRuntimePolicy() {
   Expected<policy::Policy> loaded = policy::loadPolicy();
@@ -63,7 +60,7 @@ void emitDiagnostic(int level, std::string_view event, const diag::Fields &field
   diag::emit(level, event, fields);
 }
 
-void setDiagnosticsCallback(dpk_diagnostics_callback_t callback, void *payload) {
+void setDiagnosticsCallback(diag::Callback callback, void *payload) {
   diag::setCallback(callback, payload);
 }
 
@@ -79,70 +76,4 @@ std::string stageDumpDirectory() {
     return {};
   return diag::settings().dumpDir;
 }
-
-#else // no dpk_policy in this build: permissive stand-ins
-
-Expected<policy::Policy> loadRuntimePolicy() {
-  policy::Policy defaults;
-  defaults.source = "built-in stand-in (dpk_policy not built)";
-  defaults.fallback.mode = policy::FallbackMode::Deny;
-  return defaults;
-}
-
-void registerPluginBackend(const std::string &) {}
-
-std::optional<std::string> policyRejectsBackend(const policy::Policy &, const std::string &) {
-  return std::nullopt;
-}
-
-Expected<policy::FilterList> parseDeviceFilter(std::string_view text) {
-  // Without the policy library only the empty filter and exact canonical strings are known.
-  policy::FilterList list;
-  if (text.empty())
-    return list;
-  policy::DeviceTerm term;
-  term.backend = std::string(text.substr(0, text.find(':')));
-  list.terms.push_back(term);
-  return list;
-}
-
-policy::DeviceRanking rankDevicesBy(const policy::FilterList &filter,
-                                    const std::vector<policy::DeviceIdentity> &devices) {
-  policy::DeviceRanking ranking;
-  for (size_t i = 0; i < devices.size(); ++i) {
-    bool match = filter.terms.empty() || devices[i].backend == *filter.terms[0].backend;
-    policy::DeviceVerdict verdict{i, match, match ? 0 : -1, match ? "matches" : "no match"};
-    (match ? ranking.eligible : ranking.rejected).push_back(verdict);
-  }
-  return ranking;
-}
-
-policy::SelectorChoice kernelSelector(const policy::Policy &policy, std::string_view) {
-  return {policy.selector, "global selector"};
-}
-
-std::optional<policy::FailureClass> failureClassOf(dpk_status_t) { return std::nullopt; }
-
-policy::FallbackDecision decideFallback(const policy::Policy &, std::string_view kernel,
-                                        std::string_view device, policy::FailureClass failure,
-                                        std::string_view cause) {
-  policy::FallbackDecision decision;
-  decision.failure = failure;
-  decision.kernel = std::string(kernel);
-  decision.device = std::string(device);
-  decision.cause = std::string(cause);
-  decision.error = Error(DPK_ERROR_GENERIC, "kernel '" + decision.kernel + "' failed on " +
-                                                decision.device + ": " + decision.cause);
-  return decision;
-}
-
-void reportFallbackRun(const policy::FallbackDecision &, std::string_view) {}
-bool diagnosticsEnabled(int) { return false; }
-void emitDiagnostic(int, std::string_view, const diag::Fields &) {}
-void setDiagnosticsCallback(dpk_diagnostics_callback_t, void *) {}
-void dumpCompileStage(std::string_view, std::string_view, std::string_view, std::string_view) {}
-std::string stageDumpDirectory() { return {}; }
-
-#endif
-
 } // namespace dpk::runtime

@@ -2,14 +2,12 @@
 // device decisions, fallback decisions and diagnostics records.
 //
 // Everything the runtime asks of the policy goes through here, so the rest of core/runtime
-// reads as plain scheduling code. When the build has no dpk_policy library (an unfinished tree)
-// this file's .cpp answers with permissive defaults: every backend allowed, devices in plugin
-// order, fallback denied, diagnostics off.
+// reads as plain scheduling code.
 #ifndef DPK_CORE_RUNTIME_RUNTIMEPOLICY_H
 #define DPK_CORE_RUNTIME_RUNTIMEPOLICY_H
 
-#include "policy/Diagnostics.h"
-#include "policy/Fallback.h"
+#include "diagnostics/Diagnostics.h"
+#include "policy/FallbackDecision.h"
 #include "policy/Policy.h"
 #include "support/Error.h"
 
@@ -54,7 +52,7 @@ void reportFallbackRun(const policy::FallbackDecision &decision, std::string_vie
 /// Diagnostics: true when `level` records are produced; emit one record.
 bool diagnosticsEnabled(int level);
 void emitDiagnostic(int level, std::string_view event, const diag::Fields &fields);
-void setDiagnosticsCallback(dpk_diagnostics_callback_t callback, void *payload);
+void setDiagnosticsCallback(diag::Callback callback, void *payload);
 /// Level 4 stage dump (no-op below level 4).
 void dumpCompileStage(std::string_view kernel, std::string_view stage, std::string_view extension,
                       std::string_view bytes);

@@ -1,6 +1,6 @@
 // DiagnosticsTest.cpp - the diagnostics sink: level gating, text and JSON lines at each level
 // (parsed back), the C callback and C++ hook, stage dumps, once-per-key and thread safety.
-#include "policy/Diagnostics.h"
+#include "diagnostics/Diagnostics.h"
 
 #include "TestSupport.h"
 
@@ -9,8 +9,8 @@
 #include <thread>
 
 using namespace dpk;
-using dpk::policy::DiagnosticsFormat;
-using dpk::policy::DiagnosticsSettings;
+using DiagnosticsFormat = dpk::diag::Format;
+using DiagnosticsSettings = dpk::diag::Settings;
 
 namespace {
 

@@ -1,8 +1,8 @@
 // FallbackTest.cpp - fallback decisions in deny/warn/allow for every failure class, the typed
 // error, the warning text and the once-per-(kernel, device, reason) reporting.
-#include "policy/Fallback.h"
+#include "policy/FallbackDecision.h"
 
-#include "policy/Diagnostics.h"
+#include "diagnostics/Diagnostics.h"
 
 #include "TestSupport.h"
 

@@ -1,7 +1,7 @@
 // PlacementTest.cpp - the `placement` section (what a launch with arrays of different devices
 // does): its default, the YAML values and their errors, the DPK_MIXED_DEVICES override, and the
 // text of the migration record.
-#include "policy/Diagnostics.h"
+#include "diagnostics/Diagnostics.h"
 #include "policy/Policy.h"
 
 #include "TestSupport.h"

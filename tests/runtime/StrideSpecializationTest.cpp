@@ -3,7 +3,7 @@
 // and each mask gets its own build (one "kernel.compile" record each, none for a repeat).
 #include "DpkTest.h"
 
-#include "policy/Diagnostics.h"
+#include "diagnostics/Diagnostics.h"
 
 #include <algorithm>
 #include <string>

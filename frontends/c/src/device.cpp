@@ -26,6 +26,33 @@ Expected<runtime::Device *> noDeviceFallback(Error failure) {
   return host;
 }
 
+template <size_t N> void copyText(char (&to)[N], const std::string &from) {
+  std::strncpy(to, from.c_str(), N - 1);
+  to[N - 1] = '\0';
+}
+
+/// The public description of a device, from the plugin's properties and the runtime's names.
+dpk_device_info_t describeDevice(const runtime::Device &device) {
+  const dpk_device_props_t &props = device.props();
+  dpk_device_info_t info{};
+  info.struct_size = sizeof(info);
+  copyText(info.backend, device.backend());
+  copyText(info.name, props.name);
+  copyText(info.vendor, props.vendor);
+  copyText(info.driver_version, props.driver_version);
+  copyText(info.filter_string, device.filterString());
+  info.type = props.type;
+  info.compute_units = props.compute_units;
+  info.global_mem_size = props.global_mem_size;
+  info.local_mem_size = props.local_mem_size;
+  info.max_work_group_size = props.max_work_group_size;
+  for (int i = 0; i < 3; ++i)
+    info.max_work_item_sizes[i] = props.max_work_item_sizes[i];
+  info.formats = props.formats;
+  info.aspects = props.aspects;
+  return info;
+}
+
 } // namespace
 
 extern "C" {
@@ -80,7 +107,7 @@ dpk_status_t dpk_device_get_info(dpk_device_info_t *out, dpk_device_t device) {
                    "out->struct_size is " + std::to_string(out->struct_size) +
                        "; set it to sizeof(dpk_device_info_t) = " +
                        std::to_string(sizeof(dpk_device_info_t)));
-    std::memcpy(out, &(*resolved)->info(), sizeof(dpk_device_info_t));
+    *out = describeDevice(**resolved);
     return Error::success();
   });
 }

@@ -4,6 +4,22 @@
 using namespace dpk;
 using namespace dpk::capi;
 
+namespace {
+
+/// DPK_QUEUE_* bits as the plugin ABI's DPK_PL_QUEUE_* bits; unknown bits are an error.
+Expected<uint32_t> pluginQueueFlags(uint32_t flags) {
+  if (flags & ~uint32_t(DPK_QUEUE_OUT_OF_ORDER | DPK_QUEUE_PROFILING))
+    return Error(DPK_ERROR_INVALID_ARGUMENT, "unknown queue flags 0x" + std::to_string(flags));
+  uint32_t pluginFlags = DPK_PL_QUEUE_IN_ORDER;
+  if (flags & DPK_QUEUE_OUT_OF_ORDER)
+    pluginFlags |= DPK_PL_QUEUE_OUT_OF_ORDER;
+  if (flags & DPK_QUEUE_PROFILING)
+    pluginFlags |= DPK_PL_QUEUE_PROFILING;
+  return pluginFlags;
+}
+
+} // namespace
+
 extern "C" {
 
 dpk_status_t dpk_queue_create(dpk_queue_t *out, dpk_device_t device, uint32_t flags) {
@@ -13,7 +29,10 @@ dpk_status_t dpk_queue_create(dpk_queue_t *out, dpk_device_t device, uint32_t fl
     Expected<runtime::Device *> resolved = toDevice(device);
     if (!resolved)
       return resolved.takeError();
-    Expected<runtime::Ref<runtime::Queue>> queue = runtime::Queue::create(**resolved, flags);
+    Expected<uint32_t> pluginFlags = pluginQueueFlags(flags);
+    if (!pluginFlags)
+      return pluginFlags.takeError();
+    Expected<runtime::Ref<runtime::Queue>> queue = runtime::Queue::create(**resolved, *pluginFlags);
     if (!queue)
       return queue.takeError();
     *out = reinterpret_cast<dpk_queue_t>(queue->leak());

@@ -82,69 +82,12 @@ typedef struct dpk_plugin_dispatch {
   uint32_t abi_version; /* DPK_PLUGIN_ABI_VERSION the plugin was built against */
   const char *backend;  /* "host", "opencl", "level_zero", "cuda", ... : used by device filters */
 
-  /* -- lifetime and errors -- */
-  dpk_status_t (*init)(const dpk_plugin_host_services_t *services);
-  void (*shutdown)(void);
-  /* Thread-local message of the last failure on this thread and its native code (0 if none). */
-  const char *(*last_error)(int32_t *native_code);
-
-  /* -- devices -- */
-  /* *count is set to the number of devices. If devices is non-NULL it has room for *count
-   * entries on input. With zero devices, no_device_reason explains why ("no Level Zero driver
-   * found: zeInit returned ZE_RESULT_ERROR_UNINITIALIZED"). */
-  dpk_status_t (*get_devices)(uint32_t *count, dpk_pl_device_t *devices);
-  const char *(*no_device_reason)(void);
-  dpk_status_t (*device_get_props)(dpk_pl_device_t device, dpk_device_props_t *out);
-
-  /* -- contexts and queues -- */
-  dpk_status_t (*context_create)(dpk_pl_device_t device, dpk_pl_context_t *out);
-  dpk_status_t (*context_release)(dpk_pl_context_t context);
-  /* flags: DPK_PL_QUEUE_* */
-  dpk_status_t (*queue_create)(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out);
-  dpk_status_t (*queue_release)(dpk_pl_queue_t queue);
-  /* Blocks until every command in the queue finished; reports the first asynchronous error. */
-  dpk_status_t (*queue_finish)(dpk_pl_queue_t queue);
-
-  /* -- memory (USM-style: allocations are addressed by pointer) -- */
-  dpk_status_t (*mem_alloc)(dpk_pl_context_t context, dpk_mem_kind_t kind, size_t size,
-                            size_t alignment, void **out);
-  dpk_status_t (*mem_free)(dpk_pl_context_t context, void *ptr);
-
-  /* -- commands. deps are events of this plugin; out_event may be NULL. -- */
-  /* Copies between any two of: host memory, this context's allocations. */
-  dpk_status_t (*enqueue_copy)(dpk_pl_queue_t queue, void *dst, const void *src, size_t bytes,
-                               uint32_t num_deps, const dpk_pl_event_t *deps,
-                               dpk_pl_event_t *out_event);
-  /* Fills `bytes` at dst with a repeated pattern of pattern_size (1, 2, 4, 8, 16, ... 128). */
-  dpk_status_t (*enqueue_fill)(dpk_pl_queue_t queue, void *dst, const void *pattern,
-                               size_t pattern_size, size_t bytes, uint32_t num_deps,
-                               const dpk_pl_event_t *deps, dpk_pl_event_t *out_event);
-
-  /* -- programs and kernels -- */
-  /* Builds a program from an artifact in one of the device's formats. options may be NULL.
-   * On a build failure: DPK_ERROR_COMPILE with the build log in last_error(). */
-  dpk_status_t (*program_create)(dpk_pl_context_t context, dpk_artifact_format_t format,
-                                 const void *data, size_t size, const char *options,
-                                 dpk_pl_program_t *out);
-  dpk_status_t (*program_release)(dpk_pl_program_t program);
-  dpk_status_t (*kernel_create)(dpk_pl_program_t program, const char *name,
-                                dpk_pl_kernel_t *out);
-  dpk_status_t (*kernel_release)(dpk_pl_kernel_t kernel);
-  /* The largest work-group size this kernel can launch with on its device. */
-  dpk_status_t (*kernel_max_work_group_size)(dpk_pl_kernel_t kernel, uint64_t *out);
-  dpk_status_t (*enqueue_launch)(dpk_pl_queue_t queue, dpk_pl_kernel_t kernel,
-                                 const dpk_launch_config_t *config, uint32_t num_args,
-                                 const dpk_kernel_arg_t *args, uint32_t num_deps,
-                                 const dpk_pl_event_t *deps, dpk_pl_event_t *out_event);
-
-  /* -- events -- */
-  /* Waits for all events; returns the first failed command's error (DPK_ERROR_DEVICE or the
-   * command's own code) with its cause in last_error(). */
-  dpk_status_t (*event_wait)(uint32_t num_events, const dpk_pl_event_t *events);
-  dpk_status_t (*event_status)(dpk_pl_event_t event, dpk_event_status_t *out);
-  /* Nanoseconds between start and end of the command, or DPK_ERROR_UNSUPPORTED. */
-  dpk_status_t (*event_elapsed_ns)(dpk_pl_event_t event, uint64_t *out);
-  dpk_status_t (*event_release)(dpk_pl_event_t event);
+  /* The entry points, in ABI order, one field per row of dpk/plugin_entries.def (each row's
+   * comment there is the entry's contract). */
+#define DPK_PLUGIN_ENTRY(kind, return_type, field, Name, parameters, arguments)                \
+  return_type(*field) parameters;
+#include "dpk/plugin_entries.def"
+#undef DPK_PLUGIN_ENTRY
 } dpk_plugin_dispatch_t;
 
 enum {

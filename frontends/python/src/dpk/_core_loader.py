@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ._errors import register_with_core
+
 _core = None
 _error = None
 
@@ -18,7 +20,6 @@ def core():
             _error = exc
         else:
             _core = module
-            from ._errors import register_with_core
             register_with_core(module)
             return _core
     raise ImportError(

@@ -1,57 +1,12 @@
 """Offload diagnostics from Python: receive the runtime's records as dicts.
 
-The level (1 = where each kernel ran and every fallback, 2 = plugins, policy, compiles and cache
-events, 3 = launches and copies, 4 = stage dumps) is set by the policy or the DPK_DIAGNOSTICS
-environment variable before the runtime starts; this module only listens.
+``dpk.diagnostics.capture()`` collects the records of a block; ``add_listener(fn)`` and
+``remove_listener(fn)`` subscribe a function. The level (1 = where each kernel ran and every
+fallback, 2 = plugins, policy, compiles and cache events, 3 = launches and copies, 4 = stage
+dumps) is set by the policy or the DPK_DIAGNOSTICS environment variable before the runtime
+starts. The public name of dpk._runtime.diagnostics, where the code lives.
 """
 
-from __future__ import annotations
+from ._runtime.diagnostics import add_listener, capture, remove_listener
 
-import contextlib
-import json
-import threading
-
-from ._core_loader import core
-
-_lock = threading.Lock()
-_listeners = []
-
-
-def _dispatch(level, text):
-    try:
-        record = json.loads(text)
-    except ValueError:
-        record = {"text": text}
-    record.setdefault("level", level)
-    with _lock:
-        listeners = list(_listeners)
-    for fn in listeners:
-        fn(record)
-
-
-def add_listener(fn):
-    """Calls ``fn(record: dict)`` for every diagnostics record from now on."""
-    with _lock:
-        first = not _listeners
-        _listeners.append(fn)
-    if first:
-        core().set_diagnostics_callback(_dispatch)
-
-
-def remove_listener(fn):
-    with _lock:
-        _listeners.remove(fn)
-        last = not _listeners
-    if last:
-        core().set_diagnostics_callback(None)
-
-
-@contextlib.contextmanager
-def capture():
-    """``with dpk.diagnostics.capture() as records:`` collects the records of the block."""
-    records = []
-    add_listener(records.append)
-    try:
-        yield records
-    finally:
-        remove_listener(records.append)
+__all__ = ["add_listener", "capture", "remove_listener"]

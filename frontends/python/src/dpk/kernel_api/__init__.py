@@ -3,17 +3,12 @@
 ``from dpk import kernel_api as kapi`` gives the same names as numba-dpex's
 ``numba_dpex.kernel_api``. The classes are the ones the compiler understands, so one kernel runs
 compiled (``dpk.call_kernel``) and interpreted (``kapi.call_kernel``, for debugging, barriers
-included).
+included). The public name of dpk.kernels.kapi, where the code lives.
 """
 
-from .atomic_ref import AtomicRef
-from .barrier import BarrierDivergenceError, atomic_fence, group_barrier
-from .index_space_ids import Group, Item, NdItem
-from .launcher import call_kernel
-from .local_accessor import LocalAccessor
-from .memory_enums import AddressSpace, MemoryOrder, MemoryScope
-from .private_array import PrivateArray
-from .ranges import NdRange, Range
+from ..kernels.kapi import (AddressSpace, AtomicRef, BarrierDivergenceError, Group, Item,
+                            LocalAccessor, MemoryOrder, MemoryScope, NdItem, NdRange,
+                            PrivateArray, Range, atomic_fence, call_kernel, group_barrier)
 
 __all__ = [
     "AddressSpace", "atomic_fence", "AtomicRef", "BarrierDivergenceError", "call_kernel",

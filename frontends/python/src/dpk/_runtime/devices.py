@@ -1,0 +1,146 @@
+"""Devices and queues: the Python view of dpk's C runtime.
+
+A Device is selected with a dpctl-style filter string ("host", "opencl:cpu", "cuda:gpu:0",
+"gpu,cpu", "!opencl:*"); "" or None means the policy's default (the DPK_DEVICE_SELECTOR
+environment variable or the policy file decide). One in-order queue per device serves every
+launch and copy on it.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from .._core_loader import core
+from .._errors import DpkError
+
+_DEVICE_TYPES = {1: "cpu", 2: "gpu", 3: "accelerator"}
+_lock = threading.RLock()
+_by_handle = {}
+_by_filter = {}
+
+
+class Device:
+    """A dpk device. Equal devices are the same object."""
+
+    __slots__ = ("_dev", "_queue", "__weakref__")
+
+    def __init__(self, native):
+        self._dev = native
+        self._queue = None
+
+    @property
+    def backend(self) -> str:
+        return self._dev.backend
+
+    @property
+    def name(self) -> str:
+        return self._dev.name
+
+    @property
+    def vendor(self) -> str:
+        return self._dev.vendor
+
+    @property
+    def filter_string(self) -> str:
+        return self._dev.filter_string
+
+    @property
+    def ordinal(self) -> int:
+        """The index in the canonical filter string ("cuda:gpu:1" -> 1): the device's place
+        among the devices of its backend and type. The CUDA plugin reports devices by CUDA
+        ordinal, so for CUDA devices this is the ordinal DLPack's device id names."""
+        return int(self._dev.filter_string.rsplit(":", 1)[-1])
+
+    @property
+    def device_type(self) -> str:
+        return _DEVICE_TYPES.get(self._dev.device_type, "unknown")
+
+    @property
+    def is_host(self) -> bool:
+        """The host backend runs kernels in this process: it reads NumPy memory directly."""
+        return self._dev.backend == "host"
+
+    @property
+    def max_work_group_size(self) -> int:
+        return self._dev.max_work_group_size
+
+    @property
+    def local_mem_size(self) -> int:
+        return self._dev.local_mem_size
+
+    @property
+    def has_fp64(self) -> bool:
+        return bool(self._dev.aspects & 1)
+
+    @property
+    def queue(self):
+        """The device's in-order queue (created on first use)."""
+        if self._queue is None:
+            with _lock:
+                if self._queue is None:
+                    self._queue = core().Queue(self._dev)
+        return self._queue
+
+    def synchronize(self):
+        """Waits for every command submitted to this device."""
+        if self._queue is not None:
+            self._queue.wait()
+
+    def __repr__(self):
+        return f"<dpk.Device {self.filter_string} ({self.name})>"
+
+
+def _wrap(native):
+    with _lock:
+        device = _by_handle.get(native.handle)
+        if device is None:
+            device = _by_handle[native.handle] = Device(native)
+        return device
+
+
+def get_devices():
+    """Every device the policy allows, in its preference order."""
+    c = core()
+    return [_wrap(c.get_device(i)) for i in range(c.device_count())]
+
+
+def select_device(filter_string=None) -> Device:
+    """The best device for a filter string; a Device passes through. Raises NoDeviceError."""
+    if isinstance(filter_string, Device):
+        return filter_string
+    key = filter_string or ""
+    device = _by_filter.get(key)
+    if device is None:
+        device = _wrap(core().select_device(key))
+        _by_filter[key] = device
+    return device
+
+
+def default_device() -> Device:
+    return select_device(None)
+
+
+_TYPES = {"cpu", "gpu", "accelerator"}
+
+
+def _matches(device, filter_string):
+    """Whether `device` satisfies a simple filter (one alternative, no exclusion): the policy
+    may fall back to the host for a filter nothing matches, which has_device must not count."""
+    parts = [p for p in filter_string.split(":") if p]
+    for part in parts:
+        if part == "*" or part.isdigit():
+            continue
+        if part in _TYPES:
+            if device.device_type != part:
+                return False
+        elif device.backend != part:
+            return False
+    return True
+
+
+def has_device(filter_string) -> bool:
+    """Whether a device matching `filter_string` (e.g. "opencl:cpu") exists under the policy."""
+    try:
+        return any(_matches(d, filter_string) for d in get_devices())
+    except DpkError:
+        return False

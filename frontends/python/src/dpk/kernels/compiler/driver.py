@@ -1,0 +1,180 @@
+"""The kernel compiler's entry point: a Python function plus argument types -> dpk IR text.
+
+``compile_kernel`` is what the dispatcher calls. It drives codegen.FunctionGen to a fixed point
+of variable types for the kernel and for each device-function specialization it calls (see
+codegen's docstring), then emits everything into one IR module, verifies it and prints it. Type
+rules are in dpk._ir.types; docs/python.md lists what Python is supported.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ... import _core_loader
+from ..._errors import CompileError, KernelTypeError
+from ..._ir.types import ir_scalar
+from ..._ir.values import Const, IndexSpace, PointerArray, Scalar, ViewArray
+from .codegen import MAX_PASSES, FunctionGen
+from .source import function_source
+
+
+def _ident(name):
+    return re.sub(r"\W", "_", name) or "kernel"
+
+
+def _describe_key(value):
+    """A hashable, readable description of a parameter for specialization keys."""
+    if isinstance(value, Scalar):
+        return ("s", np.dtype(value.dtype).str, bool(value.weak))
+    if isinstance(value, ViewArray):
+        return ("v", np.dtype(value.dtype).str, value.ndim)
+    if isinstance(value, PointerArray):
+        return ("p", np.dtype(value.dtype).str, value.shape, value.space)
+    if isinstance(value, IndexSpace):
+        return ("x", value.kind, value.ndim)
+    if isinstance(value, Const):
+        try:
+            hash(value.obj)
+            return ("c", value.obj)
+        except TypeError:
+            return ("c", id(value.obj))
+    raise TypeError(value)
+
+
+class _DeviceSpec:
+    def __init__(self, mangled, hints):
+        self.mangled = mangled
+        self.hints = hints
+        self.emitted = False
+
+
+class CompileContext:
+    """State of one kernel compilation: the final module and device-function specializations."""
+
+    def __init__(self):
+        self.core = _core_loader.core()
+        self.module = self.core.Module()
+        self.specs = {}
+        self.in_progress = set()
+        self.names = set()
+
+    def unique_name(self, base):
+        name, n = _ident(base), 0
+        while name in self.names:
+            n += 1
+            name = f"{_ident(base)}_{n}"
+        self.names.add(name)
+        return name
+
+    def converge(self, source, mangled, arg_values, is_kernel):
+        hints = {}
+        for _ in range(MAX_PASSES):
+            module = self.core.Module()
+            gen = FunctionGen(self, source, mangled, arg_values, is_kernel, hints, module,
+                              self.core.Builder(module))
+            gen.final = False
+            gen.generate()
+            if not gen.retry:
+                return hints
+        raise CompileError(f"the variable types of {source.name}() did not settle after "
+                           f"{MAX_PASSES} passes (a dpk bug: please report it)")
+
+    def emit(self, source, mangled, arg_values, is_kernel, hints):
+        """Generates the function into the final module; returns the generator."""
+        gen = FunctionGen(self, source, mangled, arg_values, is_kernel, dict(hints), self.module,
+                          self.core.Builder(self.module))
+        gen.final = True
+        gen.generate()
+        if gen.retry:
+            raise CompileError(f"the variable types of {source.name}() changed in the final pass "
+                               "(a dpk bug: please report it)")
+        return gen
+
+    def call_device_function(self, gen, node, dfunc, args, kwargs):
+        if kwargs:
+            gen.fail(node, "device functions take positional arguments only")
+        params = []
+        for a in args:
+            if isinstance(a, Scalar):
+                dtype = np.dtype(a.dtype)
+                params.append(Scalar(None, dtype, a.weak))
+            elif isinstance(a, ViewArray):
+                params.append(ViewArray(None, a.dtype, a.ndim))
+            elif isinstance(a, PointerArray):
+                params.append(PointerArray(None, a.dtype, a.shape, a.space))
+            elif isinstance(a, (IndexSpace, Const)):
+                params.append(a)
+            else:
+                gen.fail(node, f"{gen.describe(a)} cannot be passed to a device function")
+        source = function_source(dfunc.py_func)
+        nparams = len(source.tree.args.args)
+        if nparams != len(args):
+            gen.fail(node, f"{source.name}() takes {nparams} argument(s), {len(args)} given",
+                     cls=KernelTypeError)
+        key = (dfunc, tuple(_describe_key(p) for p in params))
+        if key in self.in_progress:
+            gen.fail(node, f"{source.name}() calls itself: recursion is not supported in kernels")
+        spec = self.specs.get(key)
+        if spec is None:
+            self.in_progress.add(key)
+            try:
+                mangled = self.unique_name(source.name)
+                spec = _DeviceSpec(mangled, self.converge(source, mangled, params, False))
+            finally:
+                self.in_progress.discard(key)
+            self.specs[key] = spec
+        if gen.final and not spec.emitted:
+            spec.emitted = True
+            self.in_progress.add(key)
+            try:
+                self.emit(source, spec.mangled, params, False, spec.hints)
+            finally:
+                self.in_progress.discard(key)
+        for a in args:  # a device function may write any array it is given
+            if isinstance(a, ViewArray):
+                gen.written.add(a.param)
+        ir_args = []
+        for a, p in zip(args, params):
+            if isinstance(a, Scalar):
+                ir_args.append(gen.coerce(node, a, p.dtype))
+            elif isinstance(a, (ViewArray, PointerArray)):
+                ir_args.append(a.ir)
+        ret = spec.hints.get("$return")
+        if ret is None:
+            gen.b.call(spec.mangled, ir_args, self.core.Type.void())
+            return Const(None)
+        value = gen.b.call(spec.mangled, ir_args, ir_scalar(ret[0]))
+        return Scalar(value, np.dtype(ret[0]), ret[1])
+
+
+def compile_kernel(pyfunc, index_kind, ndim, arg_values, name=None):
+    """Compiles `pyfunc` for a launch of `index_kind` ("item" or "nditem") in `ndim` dimensions
+    and parameters described by `arg_values` (values.ViewArray / Scalar / PointerArray with no
+    IR). Returns (ir_text, kernel_name, module, written) where `written` is the set of argument
+    indices of arrays the kernel may write."""
+    ctx = CompileContext()
+    source = function_source(pyfunc)
+    nparams = len(source.tree.args.args)
+    if nparams == 0:
+        raise KernelTypeError(f"kernel {source.name}() must take the work-item (Item or NdItem) "
+                              "as its first parameter")
+    if nparams != len(arg_values) + 1:
+        raise KernelTypeError(f"kernel {source.name}() takes {nparams - 1} argument(s) after its "
+                              f"item, {len(arg_values)} given")
+    values = [IndexSpace(index_kind, ndim)]
+    for i, v in enumerate(arg_values):
+        values.append(ViewArray(v.ir, v.dtype, v.ndim, i) if isinstance(v, ViewArray) else v)
+    mangled = ctx.unique_name(name or source.name)
+    hints = ctx.converge(source, mangled, values, True)
+    gen = ctx.emit(source, mangled, values, True, hints)
+    text = None
+    if getattr(ctx.core, "HAVE_VERIFIER", False):
+        ctx.module.verify()
+    if getattr(ctx.core, "HAVE_PRINTER", False):
+        text = ctx.module.print(locations=True)
+    return text, mangled, ctx.module, frozenset(gen.written - {-1})
+
+
+__all__ = ["compile_kernel", "CompileContext"]

@@ -1,0 +1,341 @@
+"""``dpk.kernel``, ``dpk.device_func``, ``dpk.call_kernel`` and ``dpk.call_kernel_async``.
+
+A KernelDispatcher owns a C++ Launcher (src/ext/init_launch.cpp). A warm call goes straight to
+C++; on a miss (new argument signature, range kind or device) the launcher calls ``_miss``,
+which types the arguments, compiles the kernel to IR once per specialization (compute follows
+data for the device), creates the dpk program and returns a launch plan:
+  - direct: NumPy arrays pass zero-copy to the host device, dpk arrays by their device address;
+  - slow: for another device, NumPy arrays are copied to it, the launch runs on dpk arrays,
+    and the arrays are copied back (diagnostics level 3 reports the copies); dpk arrays of
+    several devices are migrated the same way when the policy says so (placement.py);
+  - import: foreign arrays (CuPy, PyTorch, DLPack producers) are imported without copies and
+    the launch is made again with them (placement.py).
+The IR compiled per specialization is device-independent; the core compiles it per device and
+caches the result on disk (DPK_CACHE_DIR), so a second process pays no device compile.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import operator
+import os
+import threading
+import weakref
+
+import numpy as np
+
+from .. import _core_loader
+from .._errors import DpkError, InvalidRangeError, KernelTypeError
+from .._ir.types import BOOL, F64, I64, supported_dtype
+from .._ir.values import PointerArray, Scalar, ViewArray
+from .._runtime.devices import select_device
+from .._runtime.policy import target_device
+from ..arrays.array_object import Array, devices_of
+from . import placement
+from .compiler.driver import compile_kernel
+from .functions import DeviceFunction, KernelFunction
+from .kapi import Item, LocalAccessor, NdItem, NdRange
+
+_launch_types_registered = False
+
+
+def _register_launch_types(core):
+    global _launch_types_registered
+    if not _launch_types_registered:
+        core.set_launch_types(NdRange)
+        _launch_types_registered = True
+
+
+class _Compiled:
+    """One specialization: its IR text and the dpk program/kernel made from it."""
+
+    __slots__ = ("ir", "name", "program", "kernel", "kinds", "written")
+
+    def __init__(self, ir, name, kinds, written):
+        self.ir = ir
+        self.name = name
+        self.kinds = kinds
+        self.written = written  # indices of the array arguments the kernel may write
+        core = _core_loader.core()
+        self.program = core.Program.from_ir(ir, name)
+        self.kernel = core.Kernel(self.program, name)
+
+
+def _arg_error(fn, index, arg, why):
+    return KernelTypeError(f"argument {index + 1} of kernel {fn.__name__}() "
+                           f"({type(arg).__name__}): {why}")
+
+
+class KernelDispatcher(KernelFunction):
+    """A kernel: a Python function compiled per argument signature and launched by
+    ``call_kernel``. Calling it directly runs nothing (as in numba-dpex)."""
+
+    def __init__(self, fn, signatures=None, device=None):
+        functools.update_wrapper(self, fn)
+        self.py_func = fn
+        self._lock = threading.RLock()
+        self._specs = {}
+        self._device = device
+        self.stats = {"compiles": 0, "specialization_hits": 0, "plans": 0}
+        self._launcher = None
+        if _core_loader.available():
+            self._make_launcher()
+        for sig in signatures or ():
+            self.compile(sig)
+
+    def _make_launcher(self):
+        core = _core_loader.core()
+        if not core.HAVE_RUNTIME:
+            raise ImportError("dpk._core was built without the runtime (libdpk.so)")
+        _register_launch_types(core)
+        self._launcher = core.Launcher(weakref.WeakMethod(self._miss))
+        return self._launcher
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"kernel {self.__name__}() is launched with "
+                        f"dpk.call_kernel({self.__name__}, range, *args)")
+
+    def __repr__(self):
+        return f"<dpk.kernel {self.__name__}>"
+
+    # ---- typing ---------------------------------------------------------------------------
+
+    def _index_kind(self, index_range):
+        if isinstance(index_range, NdRange):
+            kind, ndim = "nditem", index_range.ndim
+        elif isinstance(index_range, tuple):
+            if not 1 <= len(index_range) <= 3:
+                raise InvalidRangeError("a Range has 1 to 3 dimensions")
+            for extent in index_range:
+                try:
+                    operator.index(extent)
+                except TypeError:
+                    raise KernelTypeError("Range extents must be ints") from None
+            kind, ndim = "item", len(index_range)
+        else:
+            raise KernelTypeError(f"call_kernel expects a Range or an NdRange, got "
+                                  f"{type(index_range).__name__}")
+        params = list(inspect.signature(self.py_func).parameters.values())
+        if params:
+            ann = params[0].annotation
+            if ann is NdItem and kind == "item":
+                raise KernelTypeError(f"kernel {self.__name__}() takes an NdItem: launch it with "
+                                      "an NdRange, not a Range")
+            if ann is Item and kind == "nditem":
+                raise KernelTypeError(f"kernel {self.__name__}() takes an Item: launch it with a "
+                                      "Range, not an NdRange")
+        return kind, ndim
+
+    def _type_args(self, args, kind):
+        """(compile-time values, packing kinds, key) of the arguments."""
+        values, kinds, key = [], [], []
+        for i, a in enumerate(args):
+            if isinstance(a, bool):
+                values.append(Scalar(None, BOOL, False)); kinds.append("b"); key.append("b")
+            elif isinstance(a, int):
+                if not -(1 << 63) <= a < (1 << 63):
+                    raise _arg_error(self.py_func, i, a, "integer does not fit in int64")
+                values.append(Scalar(None, I64, True)); kinds.append("i"); key.append("i")
+            elif isinstance(a, float):
+                values.append(Scalar(None, F64, True)); kinds.append("f"); key.append("f")
+            elif isinstance(a, np.generic) or (isinstance(a, np.ndarray) and a.ndim == 0):
+                if not supported_dtype(a.dtype):
+                    raise _arg_error(self.py_func, i, a, f"dtype {a.dtype} is not supported")
+                values.append(Scalar(None, a.dtype, False)); kinds.append("S")
+                key.append(("s", a.dtype.str))
+            elif isinstance(a, Array):
+                values.append(ViewArray(None, a.dtype, a.ndim)); kinds.append("D")
+                key.append(("v", a.dtype.str, a.ndim))
+            elif isinstance(a, LocalAccessor):
+                if kind != "nditem":
+                    raise KernelTypeError(f"kernel {self.__name__}(): LocalAccessor arguments "
+                                          "need an NdRange launch (local memory belongs to "
+                                          "work-groups), not a Range")
+                values.append(PointerArray(None, a.dtype, a.shape, "local")); kinds.append("-")
+                key.append(("l", a.dtype.str, a.shape))
+            else:
+                try:
+                    view = memoryview(a) if not isinstance(a, np.ndarray) else None
+                except TypeError:
+                    view = None
+                    if hasattr(a, "__cuda_array_interface__") or hasattr(a, "__dlpack__"):
+                        raise _arg_error(self.py_func, i, a, "foreign device arrays must be "
+                                         "imported first: dpk.asarray(x, device=...)") from None
+                    raise _arg_error(self.py_func, i, a, "kernels take NumPy or dpk arrays, "
+                                     "Python or NumPy numbers, and LocalAccessor") from None
+                arr = a if view is None else np.asarray(view)
+                if not 1 <= arr.ndim <= 3:
+                    raise _arg_error(self.py_func, i, a, f"arrays must have 1 to 3 dimensions, "
+                                     f"not {arr.ndim}")
+                if not supported_dtype(arr.dtype):
+                    raise _arg_error(self.py_func, i, a, f"dtype {arr.dtype} is not supported")
+                if any(s % arr.itemsize for s in arr.strides):
+                    raise _arg_error(self.py_func, i, a, "strides are not a multiple of the "
+                                     "element size")
+                values.append(ViewArray(None, arr.dtype, arr.ndim)); kinds.append("V")
+                key.append(("v", arr.dtype.str, arr.ndim))
+        return values, "".join(kinds), tuple(key)
+
+    def _specialize(self, kind, ndim, values, kinds, key):
+        spec_key = (kind, ndim, key)
+        compiled = self._specs.get(spec_key)
+        if compiled is not None:
+            self.stats["specialization_hits"] += 1
+            return compiled
+        with self._lock:
+            compiled = self._specs.get(spec_key)
+            if compiled is None:
+                params = list(inspect.signature(self.py_func).parameters)
+                if len(params) != len(values) + 1:
+                    raise KernelTypeError(
+                        f"kernel {self.__name__}() takes {max(len(params) - 1, 0)} argument(s) "
+                        f"after its item, {len(values)} given")
+                text, name, _, written = compile_kernel(self.py_func, kind, ndim, values)
+                compiled = _Compiled(text, name, kinds, written)
+                self._specs[spec_key] = compiled
+                self.stats["compiles"] += 1
+        return compiled
+
+    def compile(self, signature):
+        """Compiles one specialization ahead of the first launch (eager specialization).
+
+        ``signature`` is ``(range, arg1, arg2, ...)`` where ``range`` is a Range or NdRange
+        (its extents are ignored, only its kind and rank matter) and each argument is an
+        example value, or ``dpk.array_type(dtype, ndim)`` for an array, or a NumPy scalar type
+        or ``int``/``float``/``bool`` for a scalar.
+        """
+        index_range, *examples = signature
+        args = [_example_value(e) for e in examples]
+        kind, ndim = self._index_kind(index_range)
+        values, kinds, key = self._type_args(args, kind)
+        return self._specialize(kind, ndim, values, kinds, key)
+
+    def inspect_ir(self, index_range, *args):
+        """The dpk IR text this kernel compiles to for a launch like the given one."""
+        kind, ndim = self._index_kind(index_range)
+        values, kinds, key = self._type_args(args, kind)
+        return self._specialize(kind, ndim, values, kinds, key).ir
+
+    # ---- the launch miss handler --------------------------------------------------------------
+
+    def _miss(self, index_range, args):
+        if any(placement.is_foreign(a) for a in args):
+            # Not cached (the fast path cannot key foreign objects): each launch imports them.
+            return ("slow", functools.partial(placement.importing_launch, weakref.proxy(self)))
+        kind, ndim = self._index_kind(index_range)
+        values, kinds, key = self._type_args(args, kind)
+        compiled = self._specialize(kind, ndim, values, kinds, key)
+        found = devices_of(args)
+        bound = select_device(self._device) if self._device is not None else None
+        # Misplaced: arrays of several devices, or arrays away from the kernel's bound device.
+        migrate = len(found) > 1 or (bound is not None and found and found[0] is not bound)
+        if migrate:
+            placement.check_placement(found, bound, self.__name__)  # raises unless migrating
+            device = target_device(found, bound)
+        elif found:
+            device = found[0]
+        else:
+            device = select_device(self._device or os.environ.get("DPK_DEVICE_SELECTOR") or None)
+        self.stats["plans"] += 1
+        if migrate or ("V" in kinds and not device.is_host):
+            # weakref.proxy: the plan lives in the launcher, which the dispatcher owns.
+            return ("slow", functools.partial(placement.staged_launch, weakref.proxy(self),
+                                              device, kinds,
+                                              compiled.written, self.__name__))
+        return (compiled.kernel, device.queue, kinds)
+
+
+class _ArrayType:
+    def __init__(self, dtype, ndim):
+        self.dtype, self.ndim = np.dtype(dtype), ndim
+
+
+def array_type(dtype, ndim):
+    """An array argument type for ``kernel(signatures=...)``."""
+    return _ArrayType(dtype, ndim)
+
+
+def _example_value(e):
+    if isinstance(e, _ArrayType):
+        return np.empty((1,) * e.ndim, dtype=e.dtype)
+    if e is int:
+        return 0
+    if e is float:
+        return 0.0
+    if e is bool:
+        return False
+    if isinstance(e, type) and issubclass(e, np.generic):
+        return e(0)
+    return e
+
+
+# numba-dpex kernel options that have no meaning in dpk; accepted so that decorators port as is.
+_IGNORED_OPTIONS = {"debug", "inline_threshold", "cache", "fastmath"}
+
+
+def kernel(func=None, *, signatures=None, device=None, **options):
+    """Decorates a kernel: ``@dpk.kernel`` or ``@dpk.kernel(signatures=[...], device=...)``.
+
+    The first parameter receives the work-item (an Item for a Range launch, an NdItem for an
+    NdRange launch). ``signatures`` compiles specializations eagerly (see
+    KernelDispatcher.compile); ``device`` pins launches that no dpk array places. numba-dpex's
+    ``debug``, ``inline_threshold``, ``cache`` and ``fastmath`` options are accepted and ignored
+    (dpk always caches compiled kernels on disk).
+    """
+    unknown = set(options) - _IGNORED_OPTIONS
+    if unknown:
+        raise TypeError(f"dpk.kernel() got unexpected options: {', '.join(sorted(unknown))}")
+    if func is None:
+        return lambda f: KernelDispatcher(f, signatures, device)
+    if isinstance(func, (list, tuple)):  # @dpk.kernel([sig, ...])
+        sigs = func
+        return lambda f: KernelDispatcher(f, sigs, device)
+    return KernelDispatcher(func, signatures, device)
+
+
+def device_func(func=None, **options):
+    """Decorates a function that kernels call (numba-dpex's options are accepted, ignored)."""
+    unknown = set(options) - _IGNORED_OPTIONS
+    if unknown:
+        raise TypeError(f"dpk.device_func() got unexpected options: {', '.join(sorted(unknown))}")
+    if func is None:
+        return DeviceFunction
+    return DeviceFunction(func)
+
+
+def _launcher_of(kernel_obj):
+    launcher = getattr(kernel_obj, "_launcher", None)
+    if launcher is None:
+        if isinstance(kernel_obj, KernelDispatcher):
+            return kernel_obj._make_launcher()
+        raise KernelTypeError("call_kernel expects a function decorated with @dpk.kernel, got "
+                              f"{type(kernel_obj).__name__}")
+    return launcher
+
+
+def call_kernel(kernel, index_range, *kernel_args):
+    """Compiles (once per argument signature) and runs ``kernel`` over ``index_range``; returns
+    when it has finished."""
+    try:
+        return (kernel._launcher or _launcher_of(kernel)).call(index_range, kernel_args, None,
+                                                               False)
+    except AttributeError:
+        if not isinstance(kernel, KernelDispatcher):
+            raise KernelTypeError("call_kernel expects a function decorated with @dpk.kernel, "
+                                  f"got {type(kernel).__name__}") from None
+        raise
+    except DpkError as exc:
+        raise exc.with_traceback(None) from None
+
+
+def call_kernel_async(kernel, index_range, dependent_events, *kernel_args):
+    """Submits ``kernel`` after ``dependent_events`` (a list of events, may be empty) and
+    returns its Event at once. The arguments stay alive until the event completes."""
+    # Events of launches that completed synchronously (copies to a device) need no waiting.
+    deps = [e for e in dependent_events or ()
+            if not isinstance(e, placement.DoneEvent)] or None
+    try:
+        return _launcher_of(kernel).call(index_range, kernel_args, deps, True)
+    except DpkError as exc:
+        raise exc.with_traceback(None) from None
