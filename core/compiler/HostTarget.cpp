@@ -1,30 +1,26 @@
 // HostTarget.cpp - kernels as host work-group functions, split at barriers into work-item loops.
 //
 // For each kernel K this emits `void dpk_wg_K(const dpk_host_work_group_t *, void *const *args)`
-// that runs every work-item of one work-group:
-//  - A run of barrier-free statements becomes one nest of work-item loops (dpk's last dimension
-//    innermost, constant trip counts when CompileOptions::localSize is set). The innermost loop
-//    carries llvm.loop.parallel_accesses and its memory accesses one access group, so LLVM
-//    vectorizes across work-items without alias checks.
-//  - Statements that contain a barrier (if/for/while/calls) run once per group, outside any
-//    work-item loop; their conditions and bounds come from work-item 0, which is legal because
-//    the verifier requires uniform control flow around barriers. A barrier itself just ends the
-//    current run: the previous loop has finished every work-item before the next one starts.
+// that runs every work-item of one work-group. Which statements run once per group (those that
+// reach a barrier, split loops, stores of group variables) and which private variables hold one
+// value per group is decided by ir/OncePerGroup.h; this file emits LLVM IR that follows it:
+//  - A run of statements between once-per-group statements becomes one nest of work-item loops
+//    (dpk's last dimension innermost, constant trip counts when CompileOptions::localSize is
+//    set). The innermost loop carries llvm.loop.parallel_accesses and its memory accesses one
+//    access group, so LLVM vectorizes across work-items without alias checks.
+//  - A once-per-group statement runs outside any work-item loop, with work-item 0's conditions
+//    and bounds. A barrier itself just ends the current run: the previous loop has finished
+//    every work-item before the next one starts.
 //  - Only values that cross from one work-item loop into another are kept per work-item: the
 //    first such use creates an array indexed by the linear local id and a store after the
 //    definition. Uniform pure ops (constants, sizes, view shapes, arithmetic on them) are
-//    computed once per group instead. In kernels with barriers, private arrays (alloca) are
+//    computed once per group instead. In split kernels, private arrays (alloca) are
 //    per-work-item slices of one array.
-//  - A `for` with uniform bounds in uniform control flow and no break/continue/return inside
-//    also runs once per group, as if it held a barrier: `for items { for k { B } }` becomes
-//    `for k { for items { B } }`, so the vectorized loop runs across work-items rather than
-//    over k (pairwise distance, naive matmul). Without barriers any interleaving of work-items
-//    is a legal execution, so this changes no result of a race-free kernel.
 //  - Work-item ids and integer arithmetic on them and on uniform values are recomputed in
 //    each work-item loop that uses them rather than stored, so addresses stay affine in the
 //    local id and loads stay contiguous.
-//  - Private variables holding one uniform value (a reduction's stride) get one slot per group;
-//    their stores run once per group and their loads are computed once per group.
+//  - Group variables (a reduction's stride) get one slot per group; their stores run once per
+//    group and their loads are computed once per group.
 //  - break/continue/return inside a work-item loop that leave a once-per-group loop (or the
 //    kernel) record their target in a per-group slot and move to the next work-item; after the
 //    loop nest the group jumps there.
@@ -38,15 +34,14 @@
 #include "compiler/Lowering.h"
 #include "compiler/ScalarizeGathers.h"
 #include "compiler/Targets.h"
-#include "ir/Uniformity.h"
+#include "ir/OncePerGroup.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <algorithm>
-#include <functional>
-#include <iterator>
+#include <array>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -58,48 +53,6 @@ namespace {
 
 constexpr int kPendingReturn = 1;
 
-class BarrierScan {
-public:
-  explicit BarrierScan(const ir::Module &module) : module_(module) {}
-
-  bool inFunction(const ir::Function &function) {
-    auto it = functions_.find(&function);
-    if (it != functions_.end()) return it->second;
-    functions_[&function] = false; // recursion guard (the verifier forbids recursion)
-    bool result = inBlock(function.body);
-    functions_[&function] = result;
-    return result;
-  }
-  bool inBlock(const ir::Block &block) {
-    for (const auto &op : block.ops)
-      if (inOp(*op)) return true;
-    return false;
-  }
-  bool inOp(const ir::Op &op) {
-    if (op.kind == ir::OpKind::Barrier) return true;
-    if (op.kind == ir::OpKind::Call) {
-      const ir::Function *callee = module_.lookup(op.callee);
-      return callee && inFunction(*callee);
-    }
-    for (const ir::Block &region : op.regions)
-      if (inBlock(region)) return true;
-    return false;
-  }
-
-private:
-  const ir::Module &module_;
-  std::unordered_map<const ir::Function *, bool> functions_;
-};
-
-bool containsTerminator(const ir::Block &block) {
-  for (const auto &op : block.ops) {
-    if (ir::opCategory(op->kind) == ir::OpCategory::Terminator) return true;
-    for (const ir::Block &region : op->regions)
-      if (containsTerminator(region)) return true;
-  }
-  return false;
-}
-
 /// Integer ops on work-item ids and uniform values that are cheaper to recompute in each
 /// work-item loop than to keep per work-item.
 bool isRematerializable(const ir::Op &op) {
@@ -108,24 +61,6 @@ bool isRematerializable(const ir::Op &op) {
   bool integer = op.result && op.result->type.isInteger();
   if (op.kind == K::Cast) return integer && op.operands[0]->type.isInteger();
   return integer && (op.kind == K::Add || op.kind == K::Sub || op.kind == K::Mul || op.kind == K::Shl);
-}
-
-/// Pure ops that may run once per group when their operands are uniform.
-bool isHoistable(const ir::Op &op) {
-  using K = ir::OpKind;
-  static const K alwaysPure[] = {K::Const,  K::Add,        K::Sub,       K::Mul,     K::And,
-                                 K::Or,     K::Xor,        K::Shl,       K::Shr,     K::Neg,
-                                 K::Not,    K::Cmp,        K::Select,    K::Cast,    K::ViewDim,
-                                 K::ViewStride, K::ViewPtr, K::GroupId,  K::LocalSize,
-                                 K::GlobalSize, K::NumGroups, K::LocalAlloc};
-  if (std::find(std::begin(alwaysPure), std::end(alwaysPure), op.kind) != std::end(alwaysPure))
-    return true;
-  if (op.kind == K::Math) return op.mathFn != ir::MathFn::Lgamma; // lgamma writes signgam
-  if (op.kind != K::Div && op.kind != K::Rem) return false;
-  // Integer division may trap: only by a constant that cannot.
-  if (op.result && op.result->type.isFloat()) return true;
-  const ir::Op *divisor = op.operands.size() == 2 ? op.operands[1]->definingOp : nullptr;
-  return divisor && divisor->kind == K::Const && divisor->intAttr != 0 && divisor->intAttr != -1;
 }
 
 /// One loop hint (`!{!"llvm.loop.name"}`, or with an i32 value or a metadata operand).
@@ -150,20 +85,15 @@ class HostKernelLowering : public FunctionLowering {
 public:
   HostKernelLowering(const ir::Module &module, const TargetInfo &target, llvm::Function *function,
                      const CompileOptions &options, unsigned dims, const ir::Function &kernel,
-                     BarrierScan &scan, bool slowGathers)
+                     bool slowGathers)
       : FunctionLowering(module, target, function), options_(options), dims_(dims),
-        kernel_(kernel), scan_(scan), uniformity_(ir::analyzeUniformity(kernel, &module)),
-        slowGathers_(slowGathers) {
-    hasBarrier_ = scan_.inFunction(kernel) || hasSplitLoop(kernel.body);
-    if (hasBarrier_) findGroupVariables();
-  }
+        groups_(ir::analyzeOncePerGroup(kernel, module)), slowGathers_(slowGathers) {}
 
   Error build(const ir::Function &kernel);
 
 protected:
   Expected<Value *> emitWorkItem(const ir::Op &op) override;
   Error emitBarrier(const ir::Op &op) override;
-  Expected<Value *> emitLocalAlloc(const ir::Op &op) override;
   Expected<Value *> emitPrivateAlloc(const ir::Op &op) override;
   Error emitKernelReturn(const ir::Op &op) override;
   Error emitLoopExit(const ir::Op &op, size_t loopIndex, bool isContinue) override;
@@ -185,16 +115,16 @@ private:
     llvm::BasicBlock *exit;
   };
 
-  bool isGroupStatement(const ir::Op &op);
-  bool isSplitLoop(const ir::Op &op) const;
-  bool isGroupStatic(const ir::Op &op);
-  void collectGroupBlocks(const ir::Block &block);
-  void findGroupVariables();
-  bool isGroupVariableAccess(const ir::Op &op) const {
-    return (op.kind == ir::OpKind::Load || op.kind == ir::OpKind::Store) &&
-           groupVariables_.count(op.operands[0]) != 0;
-  }
-  bool hasSplitLoop(const ir::Block &block) const;
+  /// Where a lowered value lives relative to the work-item loops.
+  struct ItemStorage {
+    int region = -1; // the work-item loop that defined it (-1: group context)
+    llvm::AllocaInst *perItemArray = nullptr; // a copy per work-item, for uses in other loops
+    // An alloca of a split kernel: the work-item's slice of privateItems, privateCount long.
+    llvm::AllocaInst *privateItems = nullptr;
+    uint64_t privateCount = 0;
+  };
+
+  ItemStorage &storageOf(const LoweredValue *record) { return itemStorage_[record]; }
   Value *rematerialize(const ir::Value *value);
   bool isGroupValue(const ir::Value *value);
   Error flushRun(const std::vector<const ir::Op *> &run);
@@ -207,16 +137,9 @@ private:
 
   const CompileOptions &options_;
   unsigned dims_;
-  const ir::Function &kernel_;
-  BarrierScan &scan_;
-  ir::UniformityInfo uniformity_;
-  // Private variables that hold one uniform value for the whole group (frontends' mutable
-  // uniform scalars, e.g. a reduction's stride): one slot per group, stored once per group.
-  std::unordered_set<const ir::Value *> groupVariables_;
-  std::unordered_set<const ir::Block *> groupBlocks_;
-  // The kernel is split into several work-item loops (barriers or split loops): private arrays
-  // are then kept per work-item.
-  bool hasBarrier_ = false;
+  // What runs once per group; groups_.split: the kernel is split into several work-item loops
+  // (barriers or split loops), so private arrays are kept per work-item.
+  const ir::OncePerGroupInfo groups_;
   // AMD Zen: gathers become lane-by-lane loads (ScalarizeGathers.cpp), best at 256 bits and
   // without interleaving. stridedBytes_: widest element of the current work-item loop loaded
   // through a view whose leading index depends on the innermost local id (0: none).
@@ -227,14 +150,19 @@ private:
   std::array<Value *, 3> groupId_{}, localSize_{}, globalSize_{}, numGroups_{};
   Value *itemCount_ = nullptr;
   llvm::BasicBlock *exit_ = nullptr;
+  std::unordered_map<const LoweredValue *, ItemStorage> itemStorage_;
 
-  // The work-item loop nest being emitted (region_ >= 0 inside one).
+  // groupContext_: outside any work-item loop; otherwise inside the nest being emitted, which
+  // region_ (>= 0) numbers.
+  bool groupContext_ = false;
   int region_ = -1;
   int nextRegion_ = 0;
   std::vector<LoopLevel> levels_;
   std::array<Value *, 3> localId_{};
   Value *linearId_ = nullptr;
   llvm::MDNode *accessGroup_ = nullptr;
+  // loops_[i] with i < itemLoopsDepth_ enclose the work-item loop nest: they run once per group.
+  size_t itemLoopsDepth_ = 0;
   std::vector<Value *> regionLinearId_;
   std::vector<llvm::MDNode *> regionAccessGroup_;
   llvm::Instruction *rematAnchor_ = nullptr; // recomputed values go before it
@@ -322,105 +250,18 @@ Error HostKernelLowering::finishKernel() {
 
 // ---- regions ------------------------------------------------------------------------------
 
-bool HostKernelLowering::isGroupStatement(const ir::Op &op) {
-  switch (ir::opCategory(op.kind)) {
-  case ir::OpCategory::Terminator: return true;
-  case ir::OpCategory::Control: return scan_.inOp(op) || isSplitLoop(op);
-  case ir::OpCategory::Atomic: return op.kind == ir::OpKind::Barrier;
-  case ir::OpCategory::Value: return op.kind == ir::OpKind::Call && scan_.inOp(op);
-  case ir::OpCategory::Memory: return op.kind == ir::OpKind::Store && isGroupVariableAccess(op);
-  case ir::OpCategory::Binary: case ir::OpCategory::Unary: case ir::OpCategory::WorkItem:
-    return false;
-  }
-  return false;
-}
-
-bool HostKernelLowering::isSplitLoop(const ir::Op &op) const {
-  if (op.kind != ir::OpKind::For || current_ != &kernel_) return false;
-  if (!uniformity_.inUniformControlFlow(&op)) return false;
-  for (const ir::Value *operand : op.operands)
-    if (!uniformity_.isUniform(operand)) return false;
-  return !op.regions[0].ops.empty() && !containsTerminator(op.regions[0]);
-}
-
-bool HostKernelLowering::hasSplitLoop(const ir::Block &block) const {
-  for (const auto &op : block.ops) {
-    if (op->kind == ir::OpKind::For && uniformity_.inUniformControlFlow(op.get())) {
-      bool uniform = true;
-      for (const ir::Value *operand : op->operands) uniform = uniform && uniformity_.isUniform(operand);
-      if (uniform && !op->regions[0].ops.empty() && !containsTerminator(op->regions[0]))
-        return true;
-    }
-    for (const ir::Block &region : op->regions)
-      if (hasSplitLoop(region)) return true;
-  }
-  return false;
-}
-
-bool HostKernelLowering::isGroupStatic(const ir::Op &op) {
-  switch (ir::opCategory(op.kind)) {
-  case ir::OpCategory::Control: return scan_.inOp(op) || isSplitLoop(op);
-  case ir::OpCategory::Value: return op.kind == ir::OpKind::Call && scan_.inOp(op);
-  case ir::OpCategory::Terminator: case ir::OpCategory::Atomic: case ir::OpCategory::Memory:
-  case ir::OpCategory::Binary: case ir::OpCategory::Unary: case ir::OpCategory::WorkItem:
-    return false;
-  }
-  return false;
-}
-
-void HostKernelLowering::collectGroupBlocks(const ir::Block &block) {
-  groupBlocks_.insert(&block);
-  for (const auto &op : block.ops) {
-    if (op->kind == ir::OpKind::Call || !isGroupStatic(*op)) continue;
-    for (const ir::Block &region : op->regions) collectGroupBlocks(region);
-  }
-}
-
-void HostKernelLowering::findGroupVariables() {
-  // Group blocks: the kernel body and the regions of statements run once per group (the same
-  // rule emitBlock applies). A private variable is a group variable when every use is a load
-  // with a uniform result, or a store of a uniform value at a uniform index that sits directly
-  // in a group block (so it runs once per group, as its own statement).
-  const ir::Function *saved = current_;
-  current_ = &kernel_;
-  collectGroupBlocks(kernel_.body);
-  current_ = saved;
-  std::unordered_map<const ir::Value *, bool> candidates;
-  std::vector<std::pair<const ir::Block *, const ir::Op *>> work;
-  std::function<void(const ir::Block &)> walk = [&](const ir::Block &block) {
-    for (const auto &op : block.ops) {
-      if (op->kind == ir::OpKind::Alloca) candidates.emplace(op->result, true);
-      work.push_back({&block, op.get()});
-      for (const ir::Block &region : op->regions) walk(region);
-    }
-  };
-  walk(kernel_.body);
-  for (auto &[block, op] : work) {
-    for (size_t i = 0; i < op->operands.size(); ++i) {
-      auto it = candidates.find(op->operands[i]);
-      if (it == candidates.end()) continue;
-      bool ok = false;
-      if (op->kind == ir::OpKind::Load && i == 0) ok = uniformity_.isUniform(op->result);
-      if (op->kind == ir::OpKind::Store && i == 0)
-        ok = groupBlocks_.count(block) && uniformity_.isUniform(op->operands[1]) &&
-             uniformity_.isUniform(op->operands[2]) && uniformity_.inUniformControlFlow(op);
-      if (!ok) it->second = false;
-    }
-  }
-  for (auto &[value, ok] : candidates)
-    if (ok) groupVariables_.insert(value);
-}
-
 bool HostKernelLowering::isGroupValue(const ir::Value *value) {
   LoweredValue *r = record(value);
-  return r && r->region < 0 && !r->rematerializeBase;
+  if (!r) return false;
+  const ItemStorage &storage = storageOf(r);
+  return storage.region < 0 && !storage.privateItems;
 }
 
 Error HostKernelLowering::emitBlock(const ir::Block &block) {
   if (!groupContext_) return FunctionLowering::emitBlock(block);
   std::vector<const ir::Op *> run;
   for (const auto &op : block.ops) {
-    if (!isGroupStatement(*op)) {
+    if (!groups_.isGroupStatement(*op)) {
       run.push_back(op.get());
       continue;
     }
@@ -435,7 +276,8 @@ Error HostKernelLowering::emitBlock(const ir::Block &block) {
 Error HostKernelLowering::flushRun(const std::vector<const ir::Op *> &run) {
   std::vector<const ir::Op *> rest;
   for (const ir::Op *op : run) {
-    bool uniform = isHoistable(*op) || (op->kind == ir::OpKind::Load && isGroupVariableAccess(*op));
+    bool uniform = ir::mayHoistToGroup(*op) ||
+                   (op->kind == ir::OpKind::Load && groups_.isGroupVariableAccess(*op));
     for (const ir::Value *operand : op->operands) uniform = uniform && isGroupValue(operand);
     if (!uniform) {
       rest.push_back(op);
@@ -462,6 +304,7 @@ void HostKernelLowering::openItemLoops() {
 
   region_ = nextRegion_++;
   groupContext_ = false;
+  itemLoopsDepth_ = loops_.size();
   stridedBytes_ = 0;
   accessGroup_ = llvm::MDNode::getDistinct(ctx, {});
   // Dimensions the kernel does not use come first (outermost), then 0..dims-1, so dpk's
@@ -584,9 +427,9 @@ Error HostKernelLowering::emitKernelReturn(const ir::Op &) {
 }
 
 Error HostKernelLowering::emitLoopExit(const ir::Op &op, size_t loopIndex, bool isContinue) {
-  const LoopTarget &loop = loops_[loopIndex];
-  if (groupContext_ || !loop.groupLevel)
+  if (groupContext_ || loopIndex >= itemLoopsDepth_)
     return FunctionLowering::emitLoopExit(op, loopIndex, isContinue);
+  const LoopTarget &loop = loops_[loopIndex];
   int code = 2 + 2 * static_cast<int>(loopIndex) + (isContinue ? 1 : 0);
   setPending(code, isContinue ? loop.continueTarget : loop.breakTarget);
   return Error::success();
@@ -596,17 +439,18 @@ Error HostKernelLowering::emitLoopExit(const ir::Op &op, size_t loopIndex, bool 
 
 LoweredValue &HostKernelLowering::define(const ir::Value *value, Value *lowered) {
   LoweredValue &r = FunctionLowering::define(value, lowered);
+  ItemStorage &storage = storageOf(&r);
   bool uniformStorage = lowered && (llvm::isa<llvm::Constant>(lowered) ||
                                     llvm::isa<llvm::Argument>(lowered));
-  r.region = uniformStorage ? -1 : region_;
+  storage.region = uniformStorage ? -1 : region_;
   const ir::Op *def = value->definingOp;
-  if (def && def->kind == ir::OpKind::LocalAlloc) r.region = -1;
+  if (def && def->kind == ir::OpKind::LocalAlloc) storage.region = -1;
   if (def && def->kind == ir::OpKind::Alloca) {
-    if (!hasBarrier_ || groupVariables_.count(value)) {
-      r.region = -1; // one private array, reused by the work-items one after another
+    if (!groups_.split || groups_.isGroupVariable(value)) {
+      storage.region = -1; // one private array, reused by the work-items one after another
     } else {
-      r.rematerializeBase = lastPrivateBase_;
-      r.rematerializeCount = lastPrivateCount_;
+      storage.privateItems = lastPrivateBase_;
+      storage.privateCount = lastPrivateCount_;
     }
   }
   return r;
@@ -615,31 +459,31 @@ LoweredValue &HostKernelLowering::define(const ir::Value *value, Value *lowered)
 Value *HostKernelLowering::lookup(const ir::Value *value) {
   LoweredValue *r = record(value);
   assert(r && "use of an IR value that was not lowered");
+  ItemStorage &storage = storageOf(r);
   Value *index = groupContext_ ? static_cast<Value *>(builder_.getInt64(0)) : linearId_;
-  if (r->rematerializeBase) {
-    Value *offset = builder_.CreateMul(index, builder_.getInt64(r->rematerializeCount));
-    auto *base = llvm::cast<llvm::AllocaInst>(r->rematerializeBase);
+  if (llvm::AllocaInst *base = storage.privateItems) {
+    Value *offset = builder_.CreateMul(index, builder_.getInt64(storage.privateCount));
     return builder_.CreateInBoundsGEP(base->getAllocatedType(), base, offset);
   }
-  if (r->region < 0 || (!groupContext_ && r->region == region_)) return r->value;
+  if (storage.region < 0 || (!groupContext_ && storage.region == region_)) return r->value;
   if (!groupContext_ && value->definingOp && isRematerializable(*value->definingOp))
     return rematerialize(value);
 
   // A value defined in another work-item loop: keep a copy per work-item.
   llvm::Type *type = r->value->getType();
-  if (!r->perItemArray) {
-    r->perItemArray = entryAlloca(type, itemCount_, "per_item", 16);
+  if (!storage.perItemArray) {
+    storage.perItemArray = entryAlloca(type, itemCount_, "per_item", 16);
     auto *def = llvm::cast<llvm::Instruction>(r->value);
     llvm::Instruction *after = def->getNextNode();
     // Local ids are the loop PHIs, defined before the linear id the store needs.
     if (llvm::isa<llvm::PHINode>(def))
-      after = llvm::cast<llvm::Instruction>(regionLinearId_[r->region])->getNextNode();
+      after = llvm::cast<llvm::Instruction>(regionLinearId_[storage.region])->getNextNode();
     llvm::IRBuilder<> b(after);
-    Value *slot = b.CreateInBoundsGEP(type, r->perItemArray, regionLinearId_[r->region]);
+    Value *slot = b.CreateInBoundsGEP(type, storage.perItemArray, regionLinearId_[storage.region]);
     llvm::StoreInst *store = b.CreateStore(r->value, slot);
-    store->setMetadata(llvm::LLVMContext::MD_access_group, regionAccessGroup_[r->region]);
+    store->setMetadata(llvm::LLVMContext::MD_access_group, regionAccessGroup_[storage.region]);
   }
-  Value *slot = builder_.CreateInBoundsGEP(type, r->perItemArray, index);
+  Value *slot = builder_.CreateInBoundsGEP(type, storage.perItemArray, index);
   llvm::LoadInst *load = builder_.CreateLoad(type, slot);
   if (!groupContext_) load->setMetadata(llvm::LLVMContext::MD_access_group, accessGroup_);
   return load;
@@ -696,7 +540,7 @@ void HostKernelLowering::noteMemoryAccess(llvm::Instruction *inst, const ir::Val
   if (slowGathers_ && !levels_.empty()) noteStridedAccess(inst);
   // Without barriers a private array is shared by the work-items run one after another, so
   // its accesses do carry dependences across work-items; SROA usually removes them anyway.
-  if (!hasBarrier_ && pointer->type.space == ir::AddressSpace::Private) return;
+  if (!groups_.split && pointer->type.space == ir::AddressSpace::Private) return;
   inst->setMetadata(llvm::LLVMContext::MD_access_group, accessGroup_);
 }
 
@@ -709,7 +553,7 @@ constexpr int kNoRegion = 1 << 30; // never a work-item loop's region: uses go t
 
 llvm::AllocaInst *HostKernelLowering::createCallResultSlot(const ir::Op &call,
                                                            const ir::Function &callee) {
-  if (!groupContext_ || !scan_.inFunction(callee))
+  if (!groupContext_ || !groups_.barriers.reachesBarrier(callee))
     return FunctionLowering::createCallResultSlot(call, callee);
   llvm::AllocaInst *slot = entryAlloca(valueType(callee.returnType), itemCount_, "call.result.items", 16);
   perItemResults_.insert(slot);
@@ -729,9 +573,9 @@ void HostKernelLowering::storeCallResult(llvm::AllocaInst *slot, const ir::Value
 void HostKernelLowering::defineCallResult(const ir::Op &call, llvm::AllocaInst *slot) {
   if (!perItemResults_.count(slot)) return FunctionLowering::defineCallResult(call, slot);
   Value *first = builder_.CreateLoad(slot->getAllocatedType(), slot);
-  LoweredValue &r = define(call.result, first);
-  r.region = kNoRegion;
-  r.perItemArray = slot;
+  ItemStorage &storage = storageOf(&define(call.result, first));
+  storage.region = kNoRegion;
+  storage.perItemArray = slot;
 }
 
 // ---- target hooks -------------------------------------------------------------------------
@@ -759,13 +603,9 @@ Error HostKernelLowering::emitBarrier(const ir::Op &op) {
   return unsupported(op, "barrier inside work-item control flow");
 }
 
-Expected<Value *> HostKernelLowering::emitLocalAlloc(const ir::Op &op) {
-  llvm::Type *elem = memoryType(op.result->type.scalar);
-  return entryAlloca(elem, builder_.getInt64(std::max<int64_t>(op.intAttr, 1)), "local", 64);
-}
-
 Expected<Value *> HostKernelLowering::emitPrivateAlloc(const ir::Op &op) {
-  if (!hasBarrier_ || groupVariables_.count(op.result)) return FunctionLowering::emitPrivateAlloc(op);
+  if (!groups_.split || groups_.isGroupVariable(op.result))
+    return FunctionLowering::emitPrivateAlloc(op);
   llvm::Type *elem = memoryType(op.result->type.scalar);
   lastPrivateCount_ = static_cast<uint64_t>(std::max<int64_t>(op.intAttr, 1));
   llvm::IRBuilder<> entryBuilder(entry_->getTerminator());
@@ -787,9 +627,10 @@ Expected<std::unique_ptr<llvm::Module>> lowerHostModule(const ir::Module &module
   llvmModule->setDataLayout(machine.createDataLayout());
   TargetInfo target; // host: one address space, libm math, native float atomics
   target.splitViewAddress = true;
+  target.localAllocInFrame = true; // the work-group function's frame is per-group storage
+  target.localAllocAlign = 64;
 
   unsigned dims = kernelDims(module, options);
-  BarrierScan scan(module);
   llvm::Type *ptrTy = llvm::PointerType::get(context, 0);
   auto *fnType = llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptrTy, ptrTy}, false);
   for (const auto &kernel : module.functions) {
@@ -803,8 +644,8 @@ Expected<std::unique_ptr<llvm::Module>> lowerHostModule(const ir::Module &module
     fn->addParamAttr(0, llvm::Attribute::NoAlias);
     fn->addParamAttr(0, llvm::Attribute::ReadOnly);
     fn->addParamAttr(1, llvm::Attribute::ReadOnly);
-    HostKernelLowering lowering(module, target, fn, options, dims, *kernel, scan,
-                              hasSlowGathers(machine));
+    HostKernelLowering lowering(module, target, fn, options, dims, *kernel,
+                                hasSlowGathers(machine));
     lowering.setUnitInnerStrideViews(options.unitInnerStrideViews);
     if (Error e = lowering.build(*kernel)) return e;
   }

@@ -1,6 +1,8 @@
 // LowerToLLVM.cpp - the target-independent walk from dpk IR ops to LLVM IR 15.
 #include "compiler/Lowering.h"
 
+#include "ir/LaunchDimensions.h"
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
@@ -46,34 +48,11 @@ bool isTerminator(ir::OpKind kind) {
   return ir::opCategory(kind) == ir::OpCategory::Terminator;
 }
 
-int maxDimUsed(const ir::Block &block, const ir::Module &module, int depth);
-
-int maxDimUsedInOp(const ir::Op &op, const ir::Module &module, int depth) {
-  int result = -1;
-  if (ir::opCategory(op.kind) == ir::OpCategory::WorkItem) result = static_cast<int>(op.intAttr);
-  if (op.kind == ir::OpKind::Call && depth < 64) {
-    if (const ir::Function *callee = module.lookup(op.callee))
-      result = std::max(result, maxDimUsed(callee->body, module, depth + 1));
-  }
-  for (const ir::Block &region : op.regions)
-    result = std::max(result, maxDimUsed(region, module, depth));
-  return result;
-}
-
-int maxDimUsed(const ir::Block &block, const ir::Module &module, int depth) {
-  int result = -1;
-  for (const auto &op : block.ops) result = std::max(result, maxDimUsedInOp(*op, module, depth));
-  return result;
-}
-
 } // namespace
 
 unsigned kernelDims(const ir::Module &module, const CompileOptions &options) {
   if (options.dims != 0) return options.dims;
-  int dim = -1;
-  for (const auto &function : module.functions)
-    if (function->isKernel) dim = std::max(dim, maxDimUsed(function->body, module, 0));
-  return static_cast<unsigned>(std::max(dim + 1, 1));
+  return std::max(ir::dimensionsUsed(module), 1u);
 }
 
 std::string mathDescription(ir::MathFn fn) { return std::string("math.") + ir::mathFnName(fn); }
@@ -215,6 +194,20 @@ Error FunctionLowering::emitLoopExit(const ir::Op &, size_t loopIndex, bool isCo
   const LoopTarget &loop = loops_[loopIndex];
   builder_.CreateBr(isContinue ? loop.continueTarget : loop.breakTarget);
   return Error::success();
+}
+
+Value *FunctionLowering::emitLocalAlloc(const ir::Op &op) {
+  llvm::Type *elem = memoryType(op.result->type.scalar);
+  auto count = static_cast<uint64_t>(std::max<int64_t>(op.intAttr, 1));
+  if (target_.localAllocInFrame)
+    return entryAlloca(elem, builder_.getInt64(count), "local", target_.localAllocAlign);
+  auto *arrayTy = llvm::ArrayType::get(elem, count);
+  auto *global = new llvm::GlobalVariable(
+      llvmModule(), arrayTy, false, llvm::GlobalValue::InternalLinkage,
+      llvm::UndefValue::get(arrayTy), function_->getName() + ".local", nullptr,
+      llvm::GlobalValue::NotThreadLocal, addressSpace(ir::AddressSpace::Local));
+  global->setAlignment(llvm::Align(target_.localAllocAlign));
+  return builder_.CreateConstInBoundsGEP2_64(arrayTy, global, 0, 0);
 }
 
 Expected<Value *> FunctionLowering::emitPrivateAlloc(const ir::Op &op) {
@@ -428,12 +421,9 @@ Error FunctionLowering::emitOp(const ir::Op &op) {
     define(op.result, *p);
     return Error::success();
   }
-  case ir::OpKind::LocalAlloc: {
-    Expected<Value *> p = emitLocalAlloc(op);
-    if (!p) return p.takeError();
-    define(op.result, *p);
+  case ir::OpKind::LocalAlloc:
+    define(op.result, emitLocalAlloc(op));
     return Error::success();
-  }
   case ir::OpKind::Load: {
     Value *address = elementAddress(op.operands[0], lookup(op.operands[1]));
     define(op.result, loadElement(address, op.operands[0], op.result->type.scalar));
@@ -569,7 +559,7 @@ Error FunctionLowering::emitFor(const ir::Op &op) {
 
   builder_.SetInsertPoint(bodyBB);
   define(op.regions[0].args[0], iv);
-  loops_.push_back({exitBB, latchBB, nullptr, groupContext_});
+  loops_.push_back({exitBB, latchBB, nullptr});
   Error e = emitBlock(op.regions[0]);
   loops_.pop_back();
   if (e) return e;
@@ -591,7 +581,7 @@ Error FunctionLowering::emitWhile(const ir::Op &op) {
   builder_.CreateBr(condBB);
 
   builder_.SetInsertPoint(condBB);
-  loops_.push_back({exitBB, condBB, bodyBB, groupContext_});
+  loops_.push_back({exitBB, condBB, bodyBB});
   Error e = emitBlock(op.regions[0]);
   if (!e && !blockTerminated()) builder_.CreateBr(exitBB); // no condition: run once
   loops_.back().bodyTarget = nullptr; // `condition` only belongs to the cond region
@@ -616,7 +606,7 @@ Error FunctionLowering::emitCall(const ir::Op &op) {
   llvm::BasicBlock *exitBB = llvm::BasicBlock::Create(context(), "call.exit", function_);
   llvm::AllocaInst *slot = nullptr;
   if (op.result && !callee->returnType.isVoid()) slot = createCallResultSlot(op, *callee);
-  frames_.push_back({exitBB, slot, loops_.size(), callee, groupContext_});
+  frames_.push_back({exitBB, slot, loops_.size(), callee});
   const ir::Function *caller = current_;
   current_ = callee;
   Error e = emitBlock(callee->body);

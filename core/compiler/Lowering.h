@@ -1,9 +1,10 @@
 // Lowering.h - the shared walk from dpk IR to LLVM IR, parameterized by target hooks.
 //
 // Every target (host, SPIR-V, PTX) lowers a kernel with a subclass of FunctionLowering that
-// supplies what differs: address-space numbers, work-item builtins, barriers, local memory,
-// math functions and float atomics. The walk itself (scalars, memory, views, atomics,
-// structured control flow) lives in LowerToLLVM.cpp and is the same for all of them.
+// supplies what differs: work-item builtins, barriers and fences through virtual hooks, and
+// through TargetInfo address-space numbers, where local memory lives, math functions and float
+// atomics. The walk itself (scalars, memory, views, atomics, structured control flow, local
+// memory) lives in LowerToLLVM.cpp and is the same for all of them.
 //
 // Device functions are inlined during lowering: a `call` lowers the callee's body in place,
 // with its parameters bound to the argument values. GPU targets inline anyway, the host needs
@@ -58,10 +59,16 @@ struct TargetInfo {
   /// on `last stride == 1` only, never on a leading stride (pairwise distance's x[j, k] has
   /// stride d in j; a `d == 1` version is never taken and the scalar fallback runs).
   bool splitViewAddress = false;
+  /// local_alloc arrays live in the lowered function's frame (host: a work-group function runs
+  /// one whole group, so its stack is per-group storage); otherwise each is a module global in
+  /// the local address space, of which the GPU gives every work-group its own copy.
+  bool localAllocInFrame = false;
+  /// Alignment of local_alloc arrays in bytes.
+  unsigned localAllocAlign = 16;
 };
 
-/// Launch dimensionality the kernels of `module` are compiled for: options.dims, or one more
-/// than the largest work-item dimension used (at least 1).
+/// Launch dimensionality the kernels of `module` are compiled for: options.dims, or
+/// ir::dimensionsUsed(module) (at least 1), as the OpenCL C emitter does.
 unsigned kernelDims(const ir::Module &module, const CompileOptions &options);
 
 /// One IR value after lowering. Views carry their expanded pieces.
@@ -70,10 +77,6 @@ struct LoweredValue {
   llvm::Value *viewPtr = nullptr;             // views only
   std::array<llvm::Value *, 3> shape{};       // views only
   std::array<llvm::Value *, 3> strides{};     // views only
-  int region = -1;                            // host: work-item loop that defined it (-1: group)
-  llvm::AllocaInst *perItemArray = nullptr;   // host: per-work-item copy for uses in other regions
-  llvm::Instruction *rematerializeBase = nullptr; // host: per-item private array base (alloca)
-  uint64_t rematerializeCount = 0;            // host: elements per work-item of that array
 };
 
 /// Lowers one IR function body into an LLVM function. Subclasses provide the target hooks.
@@ -112,8 +115,6 @@ protected:
   // ---- target hooks -------------------------------------------------------------------------
   virtual Expected<llvm::Value *> emitWorkItem(const ir::Op &op) = 0;
   virtual Error emitBarrier(const ir::Op &op) = 0;
-  /// A per-work-group array of op.intAttr elements (result ptr<local, T>).
-  virtual Expected<llvm::Value *> emitLocalAlloc(const ir::Op &op) = 0;
   /// A memory fence (order is never relaxed); the default is an LLVM fence.
   virtual void emitFence(llvm::AtomicOrdering order, ir::MemoryScope scope) {
     builder_.CreateFence(order);
@@ -154,6 +155,9 @@ protected:
   Error emitCall(const ir::Op &op);
   Error emitMath(const ir::Op &op);
   Error emitAtomic(const ir::Op &op);
+  /// A per-work-group array of op.intAttr elements (result ptr<local, T>), placed as
+  /// TargetInfo::localAllocInFrame says.
+  llvm::Value *emitLocalAlloc(const ir::Op &op);
   llvm::Value *emitBinary(const ir::Op &op);
   llvm::Value *emitCast(llvm::Value *v, const ir::Type &from, const ir::Type &to);
   llvm::Value *elementAddress(const ir::Value *pointer, llvm::Value *index);
@@ -183,14 +187,12 @@ protected:
     llvm::BasicBlock *breakTarget;
     llvm::BasicBlock *continueTarget;
     llvm::BasicBlock *bodyTarget; // while loops: where `condition true` goes
-    bool groupLevel; // host: the loop runs once per group, outside work-item loops
   };
   struct CallFrame {
     llvm::BasicBlock *exit;
     llvm::AllocaInst *resultSlot; // null for void callees
     size_t loopDepth;             // loops_.size() when the callee started
     const ir::Function *callee;
-    bool groupLevel;              // host: inlined outside work-item loops
   };
 
   const ir::Module &module_;
@@ -201,7 +203,6 @@ protected:
   const ir::Function *current_ = nullptr; // the IR function whose ops are being lowered
   std::vector<LoopTarget> loops_;
   std::vector<CallFrame> frames_;
-  bool groupContext_ = false; // host: outside work-item loops
 
 private:
   uint32_t unitInnerStrideViews_ = 0;

@@ -89,18 +89,6 @@ protected:
     return Error::success();
   }
 
-  Expected<Value *> emitLocalAlloc(const ir::Op &op) override {
-    llvm::Type *elem = memoryType(op.result->type.scalar);
-    auto count = static_cast<uint64_t>(std::max<int64_t>(op.intAttr, 1));
-    auto *arrayTy = llvm::ArrayType::get(elem, count);
-    auto *global = new llvm::GlobalVariable(
-        llvmModule(), arrayTy, false, llvm::GlobalValue::InternalLinkage,
-        llvm::UndefValue::get(arrayTy), function_->getName() + ".local", nullptr,
-        llvm::GlobalValue::NotThreadLocal, 3);
-    global->setAlignment(llvm::Align(16));
-    return builder_.CreateConstInBoundsGEP2_64(arrayTy, global, 0, 0);
-  }
-
 private:
   unsigned dims_;
 };

@@ -2,8 +2,9 @@
 //
 // A value is uniform when every work-item of a work-group computes the same value for it; an
 // op is in uniform control flow when either all work-items of a group execute it or none.
-// The verifier uses this to reject barriers in divergent control flow; the host codegen uses
-// it to keep uniform values out of per-work-item storage. The rule (docs/ir.md, "Uniformity"):
+// The verifier uses this to reject barriers in divergent control flow; the once-per-group
+// analysis (OncePerGroup.h) uses it to find split loops and group variables for the host.
+// The rule (docs/ir.md, "Uniformity"):
 //  - uniform: constants, function parameters, group_id, global_size, local_size, num_groups,
 //    local_alloc (one array per group), and any op whose operands are all uniform unless
 //    listed below;

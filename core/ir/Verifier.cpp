@@ -1,6 +1,7 @@
 // Verifier.cpp - one-pass well-formedness checks of dpk IR (see Verifier.h, rules in docs/ir.md).
 #include "ir/Verifier.h"
 
+#include "ir/Barriers.h"
 #include "ir/Printer.h"
 #include "ir/Spelling.h"
 #include "ir/Uniformity.h"
@@ -76,39 +77,9 @@ bool fitsInteger(int64_t v, ScalarKind kind) {
   return true;
 }
 
-/// Functions that contain a barrier, directly or through calls.
-class BarrierFinder {
-public:
-  explicit BarrierFinder(const Module &module) : module_(module) {}
-  bool containsBarrier(const Function &f) {
-    auto it = memo_.find(&f);
-    if (it != memo_.end()) return it->second;
-    memo_[&f] = false; // recursion is rejected elsewhere; this only stops the walk
-    bool found = blockHasBarrier(f.body);
-    memo_[&f] = found;
-    return found;
-  }
-
-private:
-  bool blockHasBarrier(const Block &block) {
-    for (const auto &op : block.ops) {
-      if (op->kind == OpKind::Barrier) return true;
-      if (op->kind == OpKind::Call) {
-        const Function *callee = module_.lookup(op->callee);
-        if (callee && containsBarrier(*callee)) return true;
-      }
-      for (const Block &region : op->regions)
-        if (blockHasBarrier(region)) return true;
-    }
-    return false;
-  }
-  const Module &module_;
-  std::unordered_map<const Function *, bool> memo_;
-};
-
 class Verifier {
 public:
-  explicit Verifier(const Module &module) : module_(module), barriers_(module) {}
+  explicit Verifier(const Module &module) : module_(module) {}
 
   Error run() {
     std::unordered_set<std::string> names;
@@ -119,6 +90,7 @@ public:
       }
     }
     if (!checkRecursion()) return std::move(error_);
+    barriers_ = findBarriers(module_);
     for (const auto &f : module_.functions)
       if (!verifyFunction(*f)) return std::move(error_);
     return Error::success();
@@ -417,7 +389,7 @@ private:
                                           ": the call needs a result");
       if (!expectResultType(op, callee->returnType)) return false;
     }
-    if (barriers_.containsBarrier(*callee)) {
+    if (barriers_.reachesBarrier(*callee)) {
       bool uniformArgs = true;
       for (const Value *v : op.operands) uniformArgs &= uniformity_.isUniform(v);
       if (!uniformity_.inUniformControlFlow(&op) || !uniformArgs)
@@ -633,7 +605,7 @@ private:
   }
 
   const Module &module_;
-  BarrierFinder barriers_;
+  BarrierInfo barriers_;
   Error error_;
   const Function *function_ = nullptr;
   UniformityInfo uniformity_;

@@ -2,8 +2,10 @@
 // prototypes and device functions (callees first), then kernels.
 #include "opencl_c/OpenCLCEmitter.h"
 
+#include "ir/LaunchDimensions.h"
 #include "opencl_c/Emitter.h"
 
+#include <algorithm>
 #include <functional>
 #include <unordered_set>
 
@@ -22,17 +24,6 @@ const std::string &ModuleState::functionName(const std::string &irName) const {
 }
 
 namespace {
-
-int largestDimension(const ir::Block &block) {
-  int largest = -1;
-  for (const auto &op : block.ops) {
-    if (ir::opCategory(op->kind) == ir::OpCategory::WorkItem)
-      largest = std::max(largest, static_cast<int>(op->intAttr));
-    for (const ir::Block &region : op->regions)
-      largest = std::max(largest, largestDimension(region));
-  }
-  return largest;
-}
 
 void collectCallees(const ir::Block &block, std::vector<std::string> &callees) {
   for (const auto &op : block.ops) {
@@ -102,20 +93,17 @@ Expected<std::string> emitOpenCLC(const ir::Module &module,
   state.module = &module;
   state.options = options;
 
-  // Launch dimensionality: the option, or one more than the largest dimension used.
-  int largest = -1;
-  for (const ir::Function *function : kernels)
-    largest = std::max(largest, largestDimension(function->body));
-  for (const ir::Function *function : *deviceFunctions)
-    largest = std::max(largest, largestDimension(function->body));
+  // Launch dimensionality: the option, or the dimensions the kernels use (at least 1), the
+  // same count the LLVM targets compile for (compiler::kernelDims).
+  unsigned used = ir::dimensionsUsed(module);
   if (options.dims > 3)
     return Error(DPK_ERROR_INVALID_ARGUMENT,
                  "opencl-c: dims must be 0 (infer) or 1..3, not " + std::to_string(options.dims));
-  if (options.dims != 0 && static_cast<int>(options.dims) <= largest)
+  if (options.dims != 0 && options.dims < used)
     return Error(DPK_ERROR_INVALID_ARGUMENT,
-                 "opencl-c: the module uses dimension " + std::to_string(largest) +
+                 "opencl-c: the module uses dimension " + std::to_string(used - 1) +
                      " but the launch has " + std::to_string(options.dims) + " dimension(s)");
-  state.dims = options.dims ? options.dims : static_cast<unsigned>(std::max(largest + 1, 1));
+  state.dims = options.dims ? options.dims : std::max(used, 1u);
   state.specializedLocalSize = true;
   for (unsigned d = 0; d < state.dims; ++d)
     state.specializedLocalSize &= options.localSize[d] != 0;

@@ -79,7 +79,7 @@ Expected<uint64_t> Event::elapsedNs() {
     return error;
   if (!native_)
     return coreElapsedNs_;
-  if (!device_->plugin().table.event_elapsed_ns)
+  if (!device_->plugin().table.raw().event_elapsed_ns)
     return Error(DPK_ERROR_UNSUPPORTED, "the " + device_->backend() +
                                             " plugin does not report command times");
   uint64_t elapsed = 0;

@@ -4,6 +4,7 @@
 #include "runtime/Device.h"
 #include "runtime/HostFallback.h"
 #include "runtime/Kernel.h"
+#include "runtime/LaunchRange.h"
 #include "runtime/Queue.h"
 #include "runtime/Registry.h"
 #include "runtime/RuntimePolicy.h"
@@ -22,14 +23,6 @@ const char *argKindText(dpk_arg_kind_t kind) {
   case DPK_ARG_LOCAL: return "local memory";
   }
   return "an unknown kind";
-}
-
-bool isRangeLaunch(const dpk_launch_config_t &config) {
-  for (uint32_t d = 0; d < config.dims; ++d) {
-    if (config.local_size[d] != 0)
-      return false;
-  }
-  return true;
 }
 
 std::string sizesText(const uint64_t *sizes, uint32_t dims) {
@@ -87,32 +80,10 @@ void MarshalledArgs::setPointer(size_t argIndex, void *address) {
 }
 
 Error validateRange(const dpk_launch_config_t &config, const std::string &kernel) {
-  // Messages are built only on failure: this runs on every launch.
-  auto who = [&] { return "launch of kernel '" + kernel + "': "; };
-  if (config.dims < 1 || config.dims > 3)
-    return Error(DPK_ERROR_INVALID_RANGE,
-                 who() + "dims is " + std::to_string(config.dims) + ", must be 1, 2 or 3");
-  for (uint32_t d = 0; d < config.dims; ++d) {
-    if (config.global_size[d] == 0)
-      return Error(DPK_ERROR_INVALID_RANGE,
-                   who() + "global size of dimension " + std::to_string(d) + " is 0");
-  }
-  if (isRangeLaunch(config))
+  std::string problem = launchRangeProblem(config);
+  if (problem.empty())
     return Error::success();
-  for (uint32_t d = 0; d < config.dims; ++d) {
-    uint64_t local = config.local_size[d];
-    uint64_t global = config.global_size[d];
-    if (local == 0)
-      return Error(DPK_ERROR_INVALID_RANGE,
-                   who() + "local size of dimension " + std::to_string(d) +
-                       " is 0 while others are set: give every local size (NdRange) or none "
-                       "(Range)");
-    if (global % local != 0)
-      return Error(DPK_ERROR_INVALID_RANGE,
-                   who() + "local size " + std::to_string(local) + " does not divide global size " +
-                       std::to_string(global) + " in dimension " + std::to_string(d));
-  }
-  return Error::success();
+  return Error(DPK_ERROR_INVALID_RANGE, "launch of kernel '" + kernel + "': " + problem);
 }
 
 Error validateForDevice(const dpk_launch_config_t &config, const MarshalledArgs &args,

@@ -8,8 +8,11 @@ namespace dpk::runtime {
 Error Plugin::check(dpk_status_t status, std::string_view what) const {
   if (status == DPK_SUCCESS)
     return Error::success();
+  if (const char *rejected = lastValidationFailure())
+    return Error(status, std::string(what) + ": " + rejected + " [checked at the " + backend +
+                             " plugin boundary]");
   int32_t nativeCode = 0;
-  const char *cause = table.last_error ? table.last_error(&nativeCode) : nullptr;
+  const char *cause = table.raw().last_error ? table.last_error(&nativeCode) : nullptr;
   noteNativeCode(nativeCode);
   std::string message(what);
   message += ": ";

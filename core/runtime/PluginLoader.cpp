@@ -223,7 +223,7 @@ PluginRecord loadPluginFile(const std::string &path, const dpk_plugin_host_servi
   plugin->backend = table.backend && *table.backend ? table.backend : record.backend;
   plugin->path = path;
   plugin->library = library;
-  plugin->table = table;
+  plugin->table = ValidatedDispatch(table);
   if (record.backend.empty())
     record.backend = plugin->backend;
 

@@ -104,7 +104,7 @@ ProgramBuild::ProgramBuild(Device &device, dpk_pl_program_t native,
     : device_(device), native_(native), hostCode_(std::move(hostCode)) {}
 
 ProgramBuild::~ProgramBuild() {
-  const dpk_plugin_dispatch_t &table = device_.plugin().table;
+  const ValidatedDispatch &table = device_.plugin().table;
   for (auto &entry : kernels_)
     (void)table.kernel_release(entry.second);
   (void)table.program_release(native_);

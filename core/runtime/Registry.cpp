@@ -107,7 +107,7 @@ Error Registry::initialize() {
 }
 
 void Registry::enumerateDevices(const std::shared_ptr<Plugin> &plugin, const std::string &path) {
-  const dpk_plugin_dispatch_t &table = plugin->table;
+  const ValidatedDispatch &table = plugin->table;
   uint32_t count = 0;
   Error error = plugin->check(table.get_devices(&count, nullptr), "listing devices");
   std::vector<dpk_pl_device_t> natives(count);
@@ -115,7 +115,7 @@ void Registry::enumerateDevices(const std::shared_ptr<Plugin> &plugin, const std
     error = plugin->check(table.get_devices(&count, natives.data()), "listing devices");
   if (error || count == 0) {
     std::string reason = error ? error.message() : std::string("no devices");
-    if (!error && table.no_device_reason) {
+    if (!error && table.raw().no_device_reason) {
       const char *why = table.no_device_reason();
       if (why && *why)
         reason = why;

@@ -71,7 +71,7 @@ Error copyOnDevice(Device &device, void *dst, const void *src, size_t bytes) {
   Expected<dpk_pl_queue_t> queue = device.utilityQueue();
   if (!queue)
     return queue.takeError();
-  const dpk_plugin_dispatch_t &table = device.plugin().table;
+  const ValidatedDispatch &table = device.plugin().table;
   dpk_pl_event_t event = nullptr;
   if (Error error = device.plugin().check(table.enqueue_copy(*queue, dst, src, bytes, 0, nullptr,
                                                              &event),

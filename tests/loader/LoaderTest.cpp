@@ -60,7 +60,7 @@ TEST(PluginLoader, LoadsAGoodPlugin) {
   ASSERT_EQ(record.outcome, PluginOutcome::Loaded) << record.reason;
   EXPECT_EQ(record.backend, "host");
   ASSERT_TRUE(record.plugin);
-  EXPECT_EQ(record.plugin->table.abi_version, DPK_PLUGIN_ABI_VERSION);
+  EXPECT_EQ(record.plugin->table.raw().abi_version, DPK_PLUGIN_ABI_VERSION);
   uint32_t count = 0;
   EXPECT_EQ(record.plugin->table.get_devices(&count, nullptr), DPK_SUCCESS);
   EXPECT_GE(count, 1u);

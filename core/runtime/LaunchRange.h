@@ -1,0 +1,22 @@
+// LaunchRange.h - the rules every launch range obeys, written once: the launch path
+// (validateRange, which names the kernel) and the plugin boundary (PluginValidation) apply them.
+#ifndef DPK_CORE_RUNTIME_LAUNCHRANGE_H
+#define DPK_CORE_RUNTIME_LAUNCHRANGE_H
+
+#include "dpk/dpk_types.h"
+
+#include <string>
+
+namespace dpk::runtime {
+
+/// True when no local size is set: the backend picks the work-group shape.
+bool isRangeLaunch(const dpk_launch_config_t &config);
+
+/// What is wrong with a range, or "" when it is well formed: 1-3 dims, every global size > 0,
+/// local sizes all zero (Range) or all set and dividing the global size, and no more than 2^64
+/// work-items in all. Device limits are checked separately, against the device's properties.
+std::string launchRangeProblem(const dpk_launch_config_t &config);
+
+} // namespace dpk::runtime
+
+#endif // DPK_CORE_RUNTIME_LAUNCHRANGE_H
