@@ -1,7 +1,7 @@
 // geometry.hpp - turns a dpk launch configuration into a CUDA grid and block.
 //
 // Pure functions (no driver calls) so that tests can check them on any machine.
-// Index mapping (docs/TEAM.md): dpk dimension d of an n-dimensional launch is CUDA dimension
+// Index mapping (docs/architecture.md): dpk dimension d of an n-dimensional launch is CUDA dimension
 // n-1-d, so dpk's last, fastest-varying dimension is CUDA x and consecutive work-items of a warp
 // touch consecutive elements.
 #ifndef DPK_BACKENDS_CUDA_GEOMETRY_HPP

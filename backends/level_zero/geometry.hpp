@@ -1,7 +1,7 @@
 // geometry.hpp - dpk launch configurations in Level Zero's terms: pure functions, so they are
 // tested on machines without a Level Zero driver.
 //
-// Index mapping (docs/TEAM.md): dpk dimension d of an n-dimensional launch is Level Zero
+// Index mapping (docs/architecture.md): dpk dimension d of an n-dimensional launch is Level Zero
 // dimension n-1-d, so dpk's last, fastest-varying dimension is group dimension x.
 #ifndef DPK_BACKENDS_LEVEL_ZERO_GEOMETRY_HPP
 #define DPK_BACKENDS_LEVEL_ZERO_GEOMETRY_HPP

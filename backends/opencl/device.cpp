@@ -185,7 +185,7 @@ void describeDevice(dpk_pl_device_s &device) {
   props.local_mem_size = deviceValue<cl_ulong>(native, CL_DEVICE_LOCAL_MEM_SIZE);
   props.max_alloc_size = device.maxAllocSize;
   props.max_work_group_size = deviceValue<size_t>(native, CL_DEVICE_MAX_WORK_GROUP_SIZE);
-  // dpk's dimension d is OpenCL's dimension 2-d for a 3-D launch (docs/TEAM.md, index mapping).
+  // dpk's dimension d is OpenCL's dimension 2-d for a 3-D launch (docs/architecture.md, "Index space on the device APIs").
   size_t itemSizes[3] = {1, 1, 1};
   cl_uint itemDims = deviceValue<cl_uint>(native, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
   if (itemDims >= 3)

@@ -1,4 +1,4 @@
-// fuzz_filter.cpp - libFuzzer target for the device filter parser (built with -DDPK_FUZZ=ON and
+// FilterFuzzer.cpp - libFuzzer target for the device filter parser (built with -DDPK_FUZZ=ON and
 // clang; run by scripts/fuzz-filter.sh). Besides "no crash, no sanitizer report" it checks the
 // parser's promises on every input:
 //  - a parsed filter prints canonically, and the canonical text parses to the same filter;
