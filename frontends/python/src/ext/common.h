@@ -29,10 +29,8 @@ private:
   dpk_status_t status_;
 };
 
-#ifdef DPK_HAVE_RUNTIME
 /// Throws StatusError carrying dpk_last_error() when `status` is a failure.
 void check(dpk_status_t status, const char *what);
-#endif
 
 void initErrors(nb::module_ &m);
 void initIr(nb::module_ &m);

@@ -6,9 +6,7 @@
 // package has finished importing.
 #include "common.h"
 
-#ifdef DPK_HAVE_RUNTIME
 #include "dpk/dpk.h"
-#endif
 
 #include <nanobind/stl/string.h>
 
@@ -33,7 +31,6 @@ PyObject *classFor(dpk_status_t status) {
 }
 } // namespace
 
-#ifdef DPK_HAVE_RUNTIME
 void check(dpk_status_t status, const char *what) {
   if (status == DPK_SUCCESS)
     return;
@@ -42,7 +39,6 @@ void check(dpk_status_t status, const char *what) {
     message = std::string(what) + " failed: " + dpk_status_name(status);
   throw StatusError(status, message);
 }
-#endif
 
 void initErrors(nb::module_ &m) {
   nb::register_exception_translator([](const std::exception_ptr &p, void *) {

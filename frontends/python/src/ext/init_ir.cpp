@@ -7,15 +7,9 @@
 
 #include "ir/Builder.h"
 #include "ir/IR.h"
-#ifdef DPK_HAVE_PRINTER
 #include "ir/Printer.h"
-#endif
-#ifdef DPK_HAVE_PARSER
 #include "ir/Parser.h"
-#endif
-#ifdef DPK_HAVE_VERIFIER
 #include "ir/Verifier.h"
-#endif
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
@@ -127,7 +121,6 @@ void bindModule(nb::module_ &m) {
                      return names;
                    })
       .def("lookup", &Module::lookup, "name"_a, nb::rv_policy::reference_internal)
-#ifdef DPK_HAVE_PRINTER
       .def(
           "print",
           [](const Module &mod, bool locations) {
@@ -136,14 +129,10 @@ void bindModule(nb::module_ &m) {
             return printModule(mod, options);
           },
           "locations"_a = false, "The module's IR text (Printer.h).")
-#endif
-#ifdef DPK_HAVE_VERIFIER
       .def(
           "verify", [](const Module &mod) { raiseIfFailed(verifyModule(mod)); },
           "Raises the verifier's error (DPK_ERROR_VERIFY) if the module is ill-formed.")
-#endif
       ;
-#ifdef DPK_HAVE_PARSER
   m.def(
       "parse_module",
       [](const std::string &text, const std::string &fileName) {
@@ -153,20 +142,11 @@ void bindModule(nb::module_ &m) {
         return std::move(*parsed);
       },
       "text"_a, "file_name"_a = "<input>");
-#endif
   m.attr("HAVE_PRINTER") = nb::bool_(
-#ifdef DPK_HAVE_PRINTER
       true
-#else
-      false
-#endif
   );
   m.attr("HAVE_VERIFIER") = nb::bool_(
-#ifdef DPK_HAVE_VERIFIER
       true
-#else
-      false
-#endif
   );
 }
 

@@ -9,12 +9,7 @@ NB_MODULE(_core, m) {
   dpk::py::initErrors(m);
   dpk::py::initIr(m);
   dpk::py::initDLPack(m);
-#ifdef DPK_HAVE_RUNTIME
   dpk::py::initRuntime(m);
   dpk::py::initLaunch(m);
   dpk::py::initPolicy(m);
-  m.attr("HAVE_RUNTIME") = true;
-#else
-  m.attr("HAVE_RUNTIME") = false;
-#endif
 }

@@ -86,8 +86,6 @@ class KernelDispatcher(KernelFunction):
 
     def _make_launcher(self):
         core = _core_loader.core()
-        if not core.HAVE_RUNTIME:
-            raise ImportError("dpk._core was built without the runtime (libdpk.so)")
         _register_launch_types(core)
         self._launcher = core.Launcher(weakref.WeakMethod(self._miss))
         return self._launcher
