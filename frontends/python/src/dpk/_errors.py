@@ -117,6 +117,21 @@ class KernelSyntaxError(CompileError):
         super().__init__(text)
 
 
+class ForeignNameError(DpkError, AttributeError):
+    """A name of numba-dpex, numba-dppy, numba.cuda or dpctl that dpk does not provide; the
+    message (and ``hint``) names the dpk equivalent."""
+
+    def __init__(self, message, name=None, hint=None):
+        self.hint = hint
+        super().__init__(message + (f"\n  hint: {hint}" if hint else ""))
+        self.name = name
+
+
+class KernelSourceError(KernelSyntaxError):
+    """The source of a kernel cannot be found and its bytecode cannot be read back (e.g. a
+    construct the bytecode reader does not know, under some Python version)."""
+
+
 _BY_STATUS = {
     cls.status: cls
     for cls in (

@@ -51,6 +51,25 @@ class PointerArray:
 
 
 @dataclass
+class StridedArray:
+    """A view into another array (a row ``a[i]``, a slice ``a[:, j]``, ``a[i, 1:4]``): a pointer
+    to its first element with run-time extents and strides (Scalars, in elements). ``space`` is
+    the pointer's address space ("global", "local" or "private"); ``param`` is the kernel
+    argument it views (-1: none), so that stores through it mark that argument written."""
+
+    ir: object
+    dtype: np.dtype
+    shape: list
+    strides: list
+    space: str
+    param: int = -1
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+
+@dataclass
 class TupleValue:
     items: list
 
@@ -64,10 +83,12 @@ class Const:
 
 @dataclass
 class IndexSpace:
-    """An Item, NdItem or Group of the launch (``kind`` is "item", "nditem" or "group")."""
+    """An Item, NdItem or Group of the launch (``kind`` is "item", "nditem" or "group").
+    ``note`` explains, for error messages, why a kernel parameter was taken as the item."""
 
     kind: str
     ndim: int
+    note: str = None
 
 
 @dataclass

@@ -4,10 +4,16 @@ A Device is selected with a dpctl-style filter string ("host", "opencl:cpu", "cu
 "gpu,cpu", "!opencl:*"); "" or None means the policy's default (the DPK_DEVICE_SELECTOR
 environment variable or the policy file decide). One in-order queue per device serves every
 launch and copy on it.
+
+``device_context(device)`` (dpctl's name) makes a device current in a ``with`` block: launches
+whose arguments place them on no device, array creation without ``device=`` and jit functions
+use it. Contexts nest, and each thread has its own (a thread starts with none).
+``get_current_device()`` is the innermost context's device, else the policy's default.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 from .._core_loader import core
@@ -118,6 +124,41 @@ def select_device(filter_string=None) -> Device:
 
 def default_device() -> Device:
     return select_device(None)
+
+
+# ---- the current device (device_context) ------------------------------------------------------
+
+_context = threading.local()
+
+
+def context_device():
+    """The device of the innermost ``device_context`` of this thread, or None outside one."""
+    stack = getattr(_context, "stack", None)
+    return stack[-1] if stack else None
+
+
+def get_current_device() -> Device:
+    """The device of the innermost ``device_context`` of this thread, else the policy's
+    default device."""
+    return context_device() or default_device()
+
+
+@contextlib.contextmanager
+def device_context(device):
+    """``with dpk.device_context("opencl:cpu") as dev:``: `device` (a Device or a filter string)
+    is the current device of this thread inside the block. Arrays created without ``device=``
+    go there, and so do launches whose arguments name no device (NumPy arrays and numbers
+    only); dpk arrays still place a launch on their own device, and a kernel bound with
+    ``device=`` keeps its device."""
+    selected = select_device(device)
+    stack = getattr(_context, "stack", None)
+    if stack is None:
+        stack = _context.stack = []
+    stack.append(selected)
+    try:
+        yield selected
+    finally:
+        stack.pop()
 
 
 _TYPES = {"cpu", "gpu", "accelerator"}

@@ -21,7 +21,7 @@ import numpy as np
 from .._core_loader import core
 from .._errors import KernelTypeError, UnsupportedError
 from .._ir.types import supported_dtype
-from .._runtime.devices import Device, default_device, get_devices, select_device
+from .._runtime.devices import Device, get_current_device, get_devices, select_device
 
 _MEM_DEVICE = 1
 
@@ -67,7 +67,7 @@ class Array:
         self._dtype = np.dtype(dtype)
         if not supported_dtype(self._dtype):
             raise KernelTypeError(f"dtype {self._dtype} is not supported by dpk arrays")
-        self._device = select_device(device) if not isinstance(device, Device) else device
+        self._device = device if isinstance(device, Device) else _target(device)
         nbytes = max(1, self.nbytes)
         if _ptr is None:
             _ptr = core().mem_alloc(self._device._dev, _MEM_DEVICE, nbytes)
@@ -168,7 +168,9 @@ class Array:
 
 
 def _target(device):
-    return select_device(device) if device is not None else default_device()
+    """The device of a new array: `device`, else the current device_context's, else the
+    policy's default."""
+    return select_device(device) if device is not None else get_current_device()
 
 
 def _from_cuda_array_interface(obj, device, dtype):
@@ -234,8 +236,9 @@ def _from_cuda_dlpack(obj, device, dtype):
 
 
 def asarray(obj, dtype=None, device=None) -> Array:
-    """``obj`` as a dpk array on ``device`` (a filter string or Device; default: the policy's
-    choice, or obj's own device for a dpk array)."""
+    """``obj`` as a dpk array on ``device`` (a filter string or Device; default: obj's own
+    device for a dpk array, else the current device_context's device, else the policy's
+    choice)."""
     if isinstance(obj, Array):
         if device is None or select_device(device) is obj.device:
             if dtype is None or np.dtype(dtype) == obj.dtype:

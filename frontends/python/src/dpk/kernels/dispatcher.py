@@ -12,6 +12,15 @@ data for the device), creates the dpk program and returns a launch plan:
     the launch is made again with them (placement.py).
 The IR compiled per specialization is device-independent; the core compiles it per device and
 caches the result on disk (DPK_CACHE_DIR), so a second process pays no device compile.
+
+A launcher caches its plans (with their device) per argument signature, so the device of a
+``dpk.device_context`` cannot be part of a plan made outside it: each context device gets a
+launcher of its own (``_launcher_for``), and ``call_kernel`` picks the one of the current
+context, or the dispatcher's own outside any context.
+
+Kernels take the work-item as their first parameter (kapi style) or not (OpenCL style, with
+``dpk.get_global_id(d)``); kapi.work_items.takes_item decides per launch from the parameter
+count. ``kernel[global, local](args)`` is subscript_launch.py's.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ import inspect
 import operator
 import os
 import threading
+import warnings
 import weakref
 
 import numpy as np
@@ -29,13 +39,17 @@ from .. import _core_loader
 from .._errors import DpkError, InvalidRangeError, KernelTypeError
 from .._ir.types import BOOL, F64, I64, supported_dtype
 from .._ir.values import PointerArray, Scalar, ViewArray
+from .._runtime import devices as _devices
 from .._runtime.devices import select_device
 from .._runtime.policy import target_device
 from ..arrays.array_object import Array, devices_of
 from . import placement
 from .compiler.driver import compile_kernel
 from .functions import DeviceFunction, KernelFunction
-from .kapi import Item, LocalAccessor, NdItem, NdRange
+from .kapi import Item, LocalAccessor, NdItem, NdRange, Range
+from .kapi.work_items import (GROUP_NAMES, choose_local_size, implicit_item_note,
+                              item_annotation, refers_to, takes_item)
+from .subscript_launch import ConfiguredKernel, launch_range
 
 _launch_types_registered = False
 
@@ -67,16 +81,64 @@ def _arg_error(fn, index, arg, why):
                            f"({type(arg).__name__}): {why}")
 
 
+class _ContextMiss:
+    """The miss handler of a context device's launcher: the dispatcher's ``_miss`` with that
+    device, held weakly (the dispatcher owns the launcher)."""
+
+    __slots__ = ("_ref", "_device")
+
+    def __init__(self, dispatcher, device):
+        self._ref = weakref.ref(dispatcher)
+        self._device = device
+
+    def __call__(self):
+        dispatcher = self._ref()
+        if dispatcher is None:
+            return None
+        return functools.partial(dispatcher._miss, context_device=self._device)
+
+
+_ACCESS_MODES = ("read_only", "write_only", "read_write")
+
+
+def _access_table(fn, access_types):
+    """{parameter name: mode} from numba-dppy's ``access_types`` ({mode: [names]})."""
+    if not access_types:
+        return {}
+    if not isinstance(access_types, dict):
+        raise TypeError("access_types must be a dict such as {'read_only': ['a'], "
+                        "'write_only': ['c']}")
+    params = set(inspect.signature(fn).parameters)
+    table = {}
+    for mode, names in access_types.items():
+        if mode not in _ACCESS_MODES:
+            warnings.warn(f"kernel {fn.__name__}(): '{mode}' is not an access type (use "
+                          f"{', '.join(_ACCESS_MODES)}); its arrays are copied both ways",
+                          stacklevel=3)
+            continue
+        for name in ([names] if isinstance(names, str) else names):
+            if name not in params:
+                warnings.warn(f"kernel {fn.__name__}() has no parameter '{name}' (named in "
+                              f"access_types['{mode}'])", stacklevel=3)
+            table[name] = mode
+    return table
+
+
 class KernelDispatcher(KernelFunction):
     """A kernel: a Python function compiled per argument signature and launched by
-    ``call_kernel``. Calling it directly runs nothing (as in numba-dpex)."""
+    ``call_kernel`` or ``kernel[global_size, local_size](args)``. Calling it directly runs
+    nothing (as in numba-dpex)."""
 
-    def __init__(self, fn, signatures=None, device=None):
+    def __init__(self, fn, signatures=None, device=None, access_types=None):
         functools.update_wrapper(self, fn)
         self.py_func = fn
         self._lock = threading.RLock()
         self._specs = {}
         self._device = device
+        self._access = _access_table(fn, access_types)
+        self._params = list(inspect.signature(fn).parameters)
+        self._needs_groups = None
+        self._launchers = {}  # context device -> its Launcher
         self.stats = {"compiles": 0, "specialization_hits": 0, "plans": 0}
         self._launcher = None
         if _core_loader.available():
@@ -90,9 +152,40 @@ class KernelDispatcher(KernelFunction):
         self._launcher = core.Launcher(weakref.WeakMethod(self._miss))
         return self._launcher
 
+    def _launcher_for(self, device):
+        """The launcher of launches made while `device` is the current device (None: outside
+        any device_context)."""
+        if device is None:
+            return self._launcher or self._make_launcher()
+        launcher = self._launchers.get(device)
+        if launcher is None:
+            with self._lock:
+                launcher = self._launchers.get(device)
+                if launcher is None:
+                    core = _core_loader.core()
+                    _register_launch_types(core)
+                    launcher = self._launchers[device] = core.Launcher(_ContextMiss(self, device))
+        return launcher
+
+    def needs_groups(self):
+        """Whether the kernel needs work-groups (local ids, barriers, local memory), so that a
+        launch leaving the local size to dpk must still be an NdRange."""
+        if self._needs_groups is None:
+            self._needs_groups = (item_annotation(self.py_func) is NdItem
+                                  or refers_to(self.py_func, GROUP_NAMES))
+        return self._needs_groups
+
+    def __getitem__(self, subscript):
+        """``kernel[global_size]``, ``kernel[global_size, local_size]``,
+        ``kernel[dpk.Range(...)]`` or ``kernel[dpk.NdRange(...)]``: the kernel configured for a
+        launch; call the result with the arguments (numba-dppy's syntax)."""
+        return ConfiguredKernel(self, launch_range(subscript, self.__name__, self.needs_groups),
+                                call_kernel)
+
     def __call__(self, *args, **kwargs):
         raise TypeError(f"kernel {self.__name__}() is launched with "
-                        f"dpk.call_kernel({self.__name__}, range, *args)")
+                        f"dpk.call_kernel({self.__name__}, range, *args) or "
+                        f"{self.__name__}[global_size, local_size](*args)")
 
     def __repr__(self):
         return f"<dpk.kernel {self.__name__}>"
@@ -114,15 +207,13 @@ class KernelDispatcher(KernelFunction):
         else:
             raise KernelTypeError(f"call_kernel expects a Range or an NdRange, got "
                                   f"{type(index_range).__name__}")
-        params = list(inspect.signature(self.py_func).parameters.values())
-        if params:
-            ann = params[0].annotation
-            if ann is NdItem and kind == "item":
-                raise KernelTypeError(f"kernel {self.__name__}() takes an NdItem: launch it with "
-                                      "an NdRange, not a Range")
-            if ann is Item and kind == "nditem":
-                raise KernelTypeError(f"kernel {self.__name__}() takes an Item: launch it with a "
-                                      "Range, not an NdRange")
+        ann = item_annotation(self.py_func)
+        if ann is NdItem and kind == "item":
+            raise KernelTypeError(f"kernel {self.__name__}() takes an NdItem: launch it with "
+                                  "an NdRange, not a Range")
+        if ann is Item and kind == "nditem":
+            raise KernelTypeError(f"kernel {self.__name__}() takes an Item: launch it with a "
+                                  "Range, not an NdRange")
         return kind, ndim
 
     def _type_args(self, args, kind):
@@ -184,12 +275,10 @@ class KernelDispatcher(KernelFunction):
         with self._lock:
             compiled = self._specs.get(spec_key)
             if compiled is None:
-                params = list(inspect.signature(self.py_func).parameters)
-                if len(params) != len(values) + 1:
-                    raise KernelTypeError(
-                        f"kernel {self.__name__}() takes {max(len(params) - 1, 0)} argument(s) "
-                        f"after its item, {len(values)} given")
-                text, name, _, written = compile_kernel(self.py_func, kind, ndim, values)
+                with_item = takes_item(self.py_func, len(values))
+                note = implicit_item_note(self.py_func, len(values)) if with_item else None
+                text, name, _, written = compile_kernel(self.py_func, kind, ndim, values,
+                                                        with_item=with_item, item_note=note)
                 compiled = _Compiled(text, name, kinds, written)
                 self._specs[spec_key] = compiled
                 self.stats["compiles"] += 1
@@ -217,11 +306,24 @@ class KernelDispatcher(KernelFunction):
 
     # ---- the launch miss handler --------------------------------------------------------------
 
-    def _miss(self, index_range, args):
+    def _access_modes(self, nargs):
+        """The access type of each argument (None where none was given)."""
+        if not self._access:
+            return None
+        offset = 1 if takes_item(self.py_func, nargs) else 0
+        names = self._params[offset:offset + nargs]
+        return tuple(self._access.get(n) for n in names)
+
+    def _miss(self, index_range, args, context_device=None):
         if any(placement.is_foreign(a) for a in args):
             # Not cached (the fast path cannot key foreign objects): each launch imports them.
             return ("slow", functools.partial(placement.importing_launch, weakref.proxy(self)))
         kind, ndim = self._index_kind(index_range)
+        if kind == "item" and not takes_item(self.py_func, len(args)) and self.needs_groups():
+            # An OpenCL-style kernel that needs work-groups, over a plain Range: dpk chooses the
+            # local size (as kernel[n, DEFAULT_LOCAL_SIZE] does).
+            return ("slow", functools.partial(_grouped_launch, weakref.proxy(self),
+                                              context_device))
         values, kinds, key = self._type_args(args, kind)
         compiled = self._specialize(kind, ndim, values, kinds, key)
         found = devices_of(args)
@@ -233,15 +335,27 @@ class KernelDispatcher(KernelFunction):
             device = target_device(found, bound)
         elif found:
             device = found[0]
+        elif bound is not None:
+            device = bound
+        elif context_device is not None:
+            device = context_device
         else:
-            device = select_device(self._device or os.environ.get("DPK_DEVICE_SELECTOR") or None)
+            device = select_device(os.environ.get("DPK_DEVICE_SELECTOR") or None)
         self.stats["plans"] += 1
         if migrate or ("V" in kinds and not device.is_host):
             # weakref.proxy: the plan lives in the launcher, which the dispatcher owns.
             return ("slow", functools.partial(placement.staged_launch, weakref.proxy(self),
                                               device, kinds,
-                                              compiled.written, self.__name__))
+                                              compiled.written, self.__name__,
+                                              self._access_modes(len(args))))
         return (compiled.kernel, device.queue, kinds)
+
+
+def _grouped_launch(dispatcher, context_device, index_range, args, deps, is_async):
+    """Launches an OpenCL-style kernel that needs work-groups over an NdRange whose local size
+    dpk chooses for the Range it was given."""
+    nd_range = NdRange(Range(*index_range), choose_local_size(tuple(index_range)))
+    return dispatcher._launcher_for(context_device).call(nd_range, tuple(args), deps, is_async)
 
 
 class _ArrayType:
@@ -268,36 +382,67 @@ def _example_value(e):
     return e
 
 
-# numba-dpex kernel options that have no meaning in dpk; accepted so that decorators port as is.
-_IGNORED_OPTIONS = {"debug", "inline_threshold", "cache", "fastmath"}
+# numba-dpex / numba-dppy kernel options that have no meaning in dpk; accepted so that
+# decorators port as is.
+_IGNORED_OPTIONS = {"debug", "inline_threshold", "cache", "fastmath", "enable_cache"}
 
 
-def kernel(func=None, *, signatures=None, device=None, **options):
+def _is_foreign_signature(sig):
+    """A numba signature (a string such as "void(float32[:])" or a numba Signature/type): dpk
+    compiles per argument types at the first launch, so these are accepted and not needed."""
+    if isinstance(sig, str):
+        return True
+    return type(sig).__module__.split(".")[0] == "numba"
+
+
+def _dpk_signatures(sigs):
+    """The dpk signatures among a list (tuples starting with a Range or NdRange)."""
+    return [s for s in sigs if not _is_foreign_signature(s)]
+
+
+def kernel(func=None, *, signatures=None, device=None, access_types=None, access_type=None,
+           **options):
     """Decorates a kernel: ``@dpk.kernel`` or ``@dpk.kernel(signatures=[...], device=...)``.
 
     The first parameter receives the work-item (an Item for a Range launch, an NdItem for an
-    NdRange launch). ``signatures`` compiles specializations eagerly (see
-    KernelDispatcher.compile); ``device`` pins launches that no dpk array places. numba-dpex's
-    ``debug``, ``inline_threshold``, ``cache`` and ``fastmath`` options are accepted and ignored
-    (dpk always caches compiled kernels on disk).
+    NdRange launch), unless the kernel has as many parameters as the launch has arguments: then
+    it takes no item and uses ``dpk.get_global_id(d)`` and friends (numba-dppy style).
+    ``signatures`` compiles specializations eagerly (see KernelDispatcher.compile); numba
+    signature strings or objects (``"void(float32[:])"``) are accepted and not needed, as dpk
+    compiles per argument types at the first launch. ``device`` pins launches that no dpk array
+    places. ``access_types`` (numba-dppy; also spelt ``access_type``), e.g.
+    ``{"read_only": ["a", "b"], "write_only": ["c"]}``, lets a launch on a device that cannot
+    read host memory skip copying NumPy arrays it will only write there, or only read back.
+    numba-dpex's ``debug``, ``inline_threshold``, ``cache``, ``enable_cache`` and ``fastmath``
+    options are accepted and ignored (dpk always caches compiled kernels on disk).
     """
     unknown = set(options) - _IGNORED_OPTIONS
     if unknown:
         raise TypeError(f"dpk.kernel() got unexpected options: {', '.join(sorted(unknown))}")
+    if access_types is not None and access_type is not None:
+        raise TypeError("dpk.kernel() takes access_types or access_type, not both")
+    access = access_types if access_types is not None else access_type
+    sigs = list(signatures or ())
+    if func is not None and not callable(func):
+        # @dpk.kernel(sig) / @dpk.kernel([sig, ...]): numba signatures or dpk ones.
+        sigs += list(func) if isinstance(func, (list, tuple)) and not isinstance(func, str) \
+            and not (func and isinstance(func[0], (Range, NdRange))) else [func]
+        func = None
+    sigs = _dpk_signatures(sigs)
     if func is None:
-        return lambda f: KernelDispatcher(f, signatures, device)
-    if isinstance(func, (list, tuple)):  # @dpk.kernel([sig, ...])
-        sigs = func
-        return lambda f: KernelDispatcher(f, sigs, device)
-    return KernelDispatcher(func, signatures, device)
+        return lambda f: KernelDispatcher(f, sigs, device, access)
+    return KernelDispatcher(func, sigs, device, access)
 
 
 def device_func(func=None, **options):
-    """Decorates a function that kernels call (numba-dpex's options are accepted, ignored)."""
+    """Decorates a function that kernels call (numba-dpex's options are accepted, ignored;
+    also under numba-dppy's and numba-dpex's name ``dpk.func``). A numba signature as the
+    first argument is accepted and not needed: device functions are compiled per argument
+    types."""
     unknown = set(options) - _IGNORED_OPTIONS
     if unknown:
         raise TypeError(f"dpk.device_func() got unexpected options: {', '.join(sorted(unknown))}")
-    if func is None:
+    if func is None or not callable(func):
         return DeviceFunction
     return DeviceFunction(func)
 
@@ -312,12 +457,22 @@ def _launcher_of(kernel_obj):
     return launcher
 
 
+def _context_launcher(kernel_obj):
+    """The launcher for the current device_context (the kernel's own outside any)."""
+    stack = getattr(_devices._context, "stack", None)
+    if stack:
+        return kernel_obj._launcher_for(stack[-1])
+    return kernel_obj._launcher or _launcher_of(kernel_obj)
+
+
 def call_kernel(kernel, index_range, *kernel_args):
     """Compiles (once per argument signature) and runs ``kernel`` over ``index_range``; returns
     when it has finished."""
     try:
-        return (kernel._launcher or _launcher_of(kernel)).call(index_range, kernel_args, None,
-                                                               False)
+        stack = getattr(_devices._context, "stack", None)
+        launcher = kernel._launcher_for(stack[-1]) if stack else \
+            (kernel._launcher or _launcher_of(kernel))
+        return launcher.call(index_range, kernel_args, None, False)
     except AttributeError:
         if not isinstance(kernel, KernelDispatcher):
             raise KernelTypeError("call_kernel expects a function decorated with @dpk.kernel, "
@@ -334,6 +489,8 @@ def call_kernel_async(kernel, index_range, dependent_events, *kernel_args):
     deps = [e for e in dependent_events or ()
             if not isinstance(e, placement.DoneEvent)] or None
     try:
-        return _launcher_of(kernel).call(index_range, kernel_args, deps, True)
+        if not isinstance(kernel, KernelDispatcher):
+            _launcher_of(kernel)  # raises the KernelTypeError
+        return _context_launcher(kernel).call(index_range, kernel_args, deps, True)
     except DpkError as exc:
         raise exc.with_traceback(None) from None

@@ -11,6 +11,10 @@ different devices, the policy key ``placement.mixed_devices`` (or DPK_MIXED_DEVI
     the kernel runs, and every array the kernel may write is copied back into the original.
     Diagnostics level 3 reports each copy as a ``placement.migrate`` record.
 
+NumPy arrays on a device that cannot read host memory are copied there and back the same way;
+a kernel's ``access_types`` (numba-dppy) skip the copy there of ``write_only`` arrays and the copy
+back of ``read_only`` ones.
+
 Foreign arrays (``__cuda_array_interface__`` or ``__dlpack__`` producers that are not NumPy
 arrays) are imported per launch: CUDA memory is wrapped as a dpk array on its CUDA device without
 a copy, CPU DLPack tensors become NumPy views (also without a copy).
@@ -22,9 +26,10 @@ import numpy as np
 
 from .._core_loader import core
 from .._errors import DpkError, PlacementError, UnsupportedError
-from .._runtime.devices import get_devices
+from .._runtime.devices import context_device, get_devices
 from .._runtime.policy import mixed_devices_mode
-from ..arrays.array_object import KDL_CUDA, KDL_CUDA_MANAGED, Array, asarray, dlpack_device_of
+from ..arrays.array_object import (KDL_CUDA, KDL_CUDA_MANAGED, Array, asarray, dlpack_device_of,
+                                   empty)
 
 
 def check_placement(found, bound, kernel_name):
@@ -62,12 +67,13 @@ class DoneEvent:
         return 2
 
 
-def staged_launch(dispatcher, target, kinds, written, kernel_name, index_range, args, deps,
-                  is_async):
+def staged_launch(dispatcher, target, kinds, written, kernel_name, access, index_range, args,
+                  deps, is_async):
     """Runs one launch on `target` with every array there: NumPy arrays ('V') and dpk arrays of
     other devices ('D') are copied to it, and those the kernel may write (the compiler's
-    `written` indices) are copied back afterwards. Synchronous: the copies back need the
-    results."""
+    `written` indices) are copied back afterwards. `access` (None, or an access type per
+    argument) skips copying write_only NumPy arrays there and read_only ones back.
+    Synchronous: the copies back need the results."""
     for event in deps or ():
         event.wait()  # the copies below must see the work the caller ordered before the launch
     staged = []
@@ -79,14 +85,19 @@ def staged_launch(dispatcher, target, kinds, written, kernel_name, index_range, 
             continue
         if id(a) not in copies:
             if k == "V":
-                moved = asarray(np.asarray(a), device=target)
+                host = np.asarray(a)
+                if access and access[i] == "write_only":
+                    moved = empty(host.shape, host.dtype, device=target)
+                else:
+                    moved = asarray(host, device=target)
             else:
                 moved = a.to_device(target)
                 _report(kernel_name, i, a, a.device, target, "to_target")
             copies[id(a)] = (i, a, moved)
         staged.append(copies[id(a)][2])
-    dispatcher._launcher.call(index_range, tuple(staged), None, False)
-    written_ids = {id(args[i]) for i in written}
+    dispatcher._launcher_for(target).call(index_range, tuple(staged), None, False)
+    written_ids = {id(args[i]) for i in written
+                   if not (kinds[i] == "V" and access and access[i] == "read_only")}
     for i, original, moved in copies.values():
         if id(original) not in written_ids:
             continue
@@ -133,4 +144,4 @@ def importing_launch(dispatcher, index_range, args, deps, is_async):
     """Imports the foreign arguments, then launches as if dpk or NumPy arrays had been given
     (the foreign objects stay alive through the imported arrays that own them)."""
     imported = tuple(import_foreign(a) if is_foreign(a) else a for a in args)
-    return dispatcher._launcher.call(index_range, imported, deps, is_async)
+    return dispatcher._launcher_for(context_device()).call(index_range, imported, deps, is_async)

@@ -10,10 +10,11 @@ import numpy as np
 from ..._ir import types as T
 from ..._ir.mathfns import MATH_FUNCTIONS, MathSpec
 from ..._ir.values import (Atomic, BoundMethod, Const, IndexSpace, PointerArray, Scalar,
-                           TupleValue, ViewArray)
+                           StridedArray, TupleValue, ViewArray)
 from ..functions import DeviceFunction, KernelFunction
 from ..kapi import AtomicRef, LocalAccessor, PrivateArray, atomic_fence, group_barrier
 from .kernel_api_calls import _dtype_of_class
+from .opencl_calls import OPENCL_CALLS
 
 
 class CallLowering:
@@ -60,6 +61,8 @@ class CallLowering:
                 return Scalar(self.b.view_dim(a.ir, 0), T.I64)
             if isinstance(a, PointerArray):
                 return Scalar(None, T.I64, True, a.shape[0])
+            if isinstance(a, StridedArray):
+                return a.shape[0]
             if isinstance(a, TupleValue):
                 return Scalar(None, T.I64, True, len(a.items))
             self.type_fail(node, f"len() of {self.describe(a)}")
@@ -71,7 +74,10 @@ class CallLowering:
             if not T.supported_dtype(dtype):
                 self.type_fail(node, f"dtype {dtype} is not supported in kernels")
             return self.convert(node, dtype, args, kwargs)
-        spec = MATH_FUNCTIONS.get(_hashable(obj))
+        hashable = _hashable(obj)
+        if hashable is not None and hashable in OPENCL_CALLS:
+            return self.opencl_call(node, obj, args, kwargs)
+        spec = MATH_FUNCTIONS.get(hashable)
         if spec is not None:
             return self.math_call(node, spec, args)
         if obj is AtomicRef:
@@ -89,8 +95,9 @@ class CallLowering:
         name = getattr(obj, "__qualname__", None) or repr(obj)
         self.fail(node, f"calling {name} is not supported in kernels",
                   hint="kernels can call @dpk.device_func functions, math.* and numpy math "
-                       "functions, min/max/abs, int/float/bool and dtype constructors, and the "
-                       "kernel_api functions")
+                       "functions, min/max/abs, int/float/bool and dtype constructors, the "
+                       "kernel_api functions and the OpenCL-style ones (dpk.get_global_id, "
+                       "dpk.barrier, dpk.atomic.add, ...)")
 
     def convert(self, node, dtype, args, kwargs):
         if len(args) != 1 or kwargs:

@@ -31,11 +31,12 @@ import numpy as np
 from ... import _core_loader
 from ..._errors import KernelSyntaxError, KernelTypeError
 from ..._ir import types as T
-from ..._ir.values import (Atomic, Const, IndexSpace, PointerArray, Scalar, Slot, TupleValue,
-                           ViewArray)
+from ..._ir.values import (Atomic, Const, IndexSpace, PointerArray, Scalar, Slot,
+                           StridedArray, TupleValue, ViewArray)
 from .calls import CallLowering
 from .expressions import ExpressionLowering
 from .kernel_api_calls import KernelApiLowering
+from .opencl_calls import OpenClApiLowering
 from .operators import OperatorLowering
 from .statements import StatementLowering
 
@@ -47,7 +48,7 @@ _SUPPORTED_STATEMENTS = ("assignments (=, +=, ...), if/elif/else, for ... in ran
 
 
 class FunctionGen(StatementLowering, ExpressionLowering, OperatorLowering, CallLowering,
-                  KernelApiLowering):
+                  KernelApiLowering, OpenClApiLowering):
     """Compiles one specialization of one function into ``module`` with ``builder``."""
 
     def __init__(self, ctx, source, mangled, arg_values, is_kernel, hints, module, builder):
@@ -63,6 +64,7 @@ class FunctionGen(StatementLowering, ExpressionLowering, OperatorLowering, CallL
         self.retry = False
         self.slots = {}
         self.binds = {}
+        self.local_arrays = {}  # "$local<line>_<col>" -> PointerArray allocated at the entry
         self.loop_depth = 0
         self.terminated = False
         self.return_value_seen = False
@@ -72,6 +74,10 @@ class FunctionGen(StatementLowering, ExpressionLowering, OperatorLowering, CallL
 
     def fail(self, node, message, hint=None, cls=KernelSyntaxError):
         lineno, text = self.src.line_of(node)
+        if hint is None and "the work-item (" in message:
+            # A parameter taken as the work-item by count, used as something else.
+            hint = next((v.note for v in self.arg_values
+                         if isinstance(v, IndexSpace) and v.note), None)
         if cls is KernelSyntaxError:
             raise KernelSyntaxError(f"in kernel {self.src.name}(): {message}", self.src.filename,
                                     lineno, text, hint)
@@ -93,7 +99,20 @@ class FunctionGen(StatementLowering, ExpressionLowering, OperatorLowering, CallL
             self.fail(func, "kernels take positional parameters only (no *args, **kwargs or "
                       "keyword-only parameters)")
         arg_names = [a.arg for a in func.args.args]
+        extra = {}  # parameter name -> the IR types of a strided view's extents and strides
         for name, value in zip(arg_names, self.arg_values):
+            if isinstance(value, StridedArray):
+                # A view is passed as its pointer, then its extents and strides (i64 each).
+                space = getattr(core.AddressSpace, value.space.capitalize())
+                params.append(core.Type.pointer(space, T.scalar_kind(value.dtype)))
+                names.append(name)
+                i64 = T.ir_scalar(T.I64)
+                extra[name] = [i64] * (2 * value.ndim)
+                for what in ("shape", "stride"):
+                    for d in range(value.ndim):
+                        params.append(i64)
+                        names.append(f"{name}_{what}{d}")
+                continue
             if isinstance(value, ViewArray):
                 params.append(core.Type.view(core.AddressSpace.Global, T.scalar_kind(value.dtype),
                                              value.ndim))
@@ -121,7 +140,8 @@ class FunctionGen(StatementLowering, ExpressionLowering, OperatorLowering, CallL
                                     [p for p in params if p is not None],
                                     [n for n in names if n is not None], ret_type)
         ir_params = list(fn.params)
-        # Bind parameters.
+        # Bind parameters (params has the extents and strides of strided views after them).
+        params = _strip_extra(params, self.arg_values)
         for name, value, ptype in zip(arg_names, self.arg_values, params):
             if ptype is None:
                 if isinstance(value, PointerArray) and self.is_kernel:
@@ -131,7 +151,12 @@ class FunctionGen(StatementLowering, ExpressionLowering, OperatorLowering, CallL
                 self.binds[name] = value
                 continue
             ir = ir_params.pop(0)
-            if isinstance(value, ViewArray):
+            if isinstance(value, StridedArray):
+                shape = [Scalar(ir_params.pop(0), T.I64) for _ in range(value.ndim)]
+                strides = [Scalar(ir_params.pop(0), T.I64) for _ in range(value.ndim)]
+                self.binds[name] = StridedArray(ir, value.dtype, shape, strides, value.space,
+                                                value.param)
+            elif isinstance(value, ViewArray):
                 self.binds[name] = ViewArray(ir, value.dtype, value.ndim, value.param)
             elif isinstance(value, PointerArray):
                 self.binds[name] = PointerArray(ir, value.dtype, value.shape, value.space)
@@ -154,9 +179,16 @@ class FunctionGen(StatementLowering, ExpressionLowering, OperatorLowering, CallL
         self._slots_declared = True
         # One i64 zero at the entry serves every variable access (allocas have one element).
         self._zero = self.const(T.I64, 0)
-        for name, (dtype, weak) in self.hints.items():
+        for name, hint in self.hints.items():
             if name.startswith("$return"):
                 continue
+            if name.startswith("$local"):
+                # local.array() of an earlier pass: allocated here, at the kernel's top level.
+                _, shape, dtype = hint
+                ptr = self.b.local_alloc(T.scalar_kind(dtype), int(np.prod(shape)))
+                self.local_arrays[name] = PointerArray(ptr, np.dtype(dtype), shape, "local")
+                continue
+            dtype, weak = hint
             ptr = self.b.private_alloc(T.scalar_kind(dtype), 1)
             self.slots[name] = Slot(ptr, np.dtype(dtype), weak)
 
@@ -193,10 +225,15 @@ class FunctionGen(StatementLowering, ExpressionLowering, OperatorLowering, CallL
             return f"a {value.ndim}-D {value.dtype.name} array"
         if isinstance(value, PointerArray):
             return f"a {value.space} {value.dtype.name} array of shape {value.shape}"
+        if isinstance(value, StridedArray):
+            return f"a {value.ndim}-D {value.dtype.name} view of an array"
         if isinstance(value, TupleValue):
             return "a tuple"
         if isinstance(value, IndexSpace):
-            return {"item": "an Item", "nditem": "an NdItem", "group": "a Group"}[value.kind]
+            what = {"item": "an Item", "nditem": "an NdItem", "group": "a Group"}[value.kind]
+            if value.note:
+                return f"the work-item ({what[3:] if what.startswith('an ') else what})"
+            return what
         if isinstance(value, Atomic):
             return "an AtomicRef"
         if isinstance(value, Const):
@@ -205,6 +242,15 @@ class FunctionGen(StatementLowering, ExpressionLowering, OperatorLowering, CallL
                 return f"module {obj.__name__}"
             return getattr(obj, "__qualname__", None) or type(obj).__name__
         return type(value).__name__
+
+
+def _strip_extra(params, values):
+    """The per-argument parameter types: a strided view's extents and strides removed."""
+    out, i = [], 0
+    for value in values:
+        out.append(params[i])
+        i += 1 + (2 * value.ndim if isinstance(value, StridedArray) else 0)
+    return out
 
 
 _STMT = {

@@ -15,7 +15,7 @@ import numpy as np
 from ... import _core_loader
 from ..._errors import CompileError, KernelTypeError
 from ..._ir.types import ir_scalar
-from ..._ir.values import Const, IndexSpace, PointerArray, Scalar, ViewArray
+from ..._ir.values import Const, IndexSpace, PointerArray, Scalar, StridedArray, ViewArray
 from .codegen import MAX_PASSES, FunctionGen
 from .source import function_source
 
@@ -32,6 +32,8 @@ def _describe_key(value):
         return ("v", np.dtype(value.dtype).str, value.ndim)
     if isinstance(value, PointerArray):
         return ("p", np.dtype(value.dtype).str, value.shape, value.space)
+    if isinstance(value, StridedArray):
+        return ("sv", np.dtype(value.dtype).str, value.ndim, value.space)
     if isinstance(value, IndexSpace):
         return ("x", value.kind, value.ndim)
     if isinstance(value, Const):
@@ -53,7 +55,9 @@ class _DeviceSpec:
 class CompileContext:
     """State of one kernel compilation: the final module and device-function specializations."""
 
-    def __init__(self):
+    def __init__(self, kind="item", ndim=1):
+        self.kind = kind  # the launch: "item" (Range) or "nditem" (NdRange)
+        self.ndim = ndim  # the launch's rank, which the OpenCL-style ids need
         self.core = _core_loader.core()
         self.module = self.core.Module()
         self.specs = {}
@@ -104,7 +108,12 @@ class CompileContext:
                 params.append(ViewArray(None, a.dtype, a.ndim))
             elif isinstance(a, PointerArray):
                 params.append(PointerArray(None, a.dtype, a.shape, a.space))
-            elif isinstance(a, (IndexSpace, Const)):
+            elif isinstance(a, StridedArray):
+                params.append(StridedArray(None, a.dtype, [None] * a.ndim, [None] * a.ndim,
+                                           a.space))
+            elif isinstance(a, IndexSpace):
+                params.append(IndexSpace(a.kind, a.ndim))
+            elif isinstance(a, Const):
                 params.append(a)
             else:
                 gen.fail(node, f"{gen.describe(a)} cannot be passed to a device function")
@@ -133,7 +142,7 @@ class CompileContext:
             finally:
                 self.in_progress.discard(key)
         for a in args:  # a device function may write any array it is given
-            if isinstance(a, ViewArray):
+            if isinstance(a, (ViewArray, StridedArray)):
                 gen.written.add(a.param)
         ir_args = []
         for a, p in zip(args, params):
@@ -141,6 +150,10 @@ class CompileContext:
                 ir_args.append(gen.coerce(node, a, p.dtype))
             elif isinstance(a, (ViewArray, PointerArray)):
                 ir_args.append(a.ir)
+            elif isinstance(a, StridedArray):
+                ir_args.append(a.ir)
+                ir_args.extend(gen.coerce(node, v, np.dtype(np.int64))
+                               for v in list(a.shape) + list(a.strides))
         ret = spec.hints.get("$return")
         if ret is None:
             gen.b.call(spec.mangled, ir_args, self.core.Type.void())
@@ -149,21 +162,21 @@ class CompileContext:
         return Scalar(value, np.dtype(ret[0]), ret[1])
 
 
-def compile_kernel(pyfunc, index_kind, ndim, arg_values, name=None):
+def compile_kernel(pyfunc, index_kind, ndim, arg_values, name=None, with_item=True,
+                   item_note=None):
     """Compiles `pyfunc` for a launch of `index_kind` ("item" or "nditem") in `ndim` dimensions
     and parameters described by `arg_values` (values.ViewArray / Scalar / PointerArray with no
-    IR). Returns (ir_text, kernel_name, module, written) where `written` is the set of argument
-    indices of arrays the kernel may write."""
-    ctx = CompileContext()
+    IR). `with_item`: the first parameter receives the work-item (kapi style); without it the
+    kernel takes only the arguments (OpenCL style). `item_note` says, for error messages, why
+    the first parameter was taken as the work-item. Returns (ir_text, kernel_name, module,
+    written) where `written` is the set of argument indices of arrays the kernel may write."""
+    ctx = CompileContext(index_kind, ndim)
     source = function_source(pyfunc)
     nparams = len(source.tree.args.args)
-    if nparams == 0:
-        raise KernelTypeError(f"kernel {source.name}() must take the work-item (Item or NdItem) "
-                              "as its first parameter")
-    if nparams != len(arg_values) + 1:
+    if nparams != len(arg_values) + (1 if with_item else 0):
         raise KernelTypeError(f"kernel {source.name}() takes {nparams - 1} argument(s) after its "
                               f"item, {len(arg_values)} given")
-    values = [IndexSpace(index_kind, ndim)]
+    values = [IndexSpace(index_kind, ndim, item_note)] if with_item else []
     for i, v in enumerate(arg_values):
         values.append(ViewArray(v.ir, v.dtype, v.ndim, i) if isinstance(v, ViewArray) else v)
     mangled = ctx.unique_name(name or source.name)

@@ -13,7 +13,8 @@ import numpy as np
 from ..._errors import KernelTypeError
 from ..._ir import builder as irb
 from ..._ir import types as T
-from ..._ir.values import Atomic, Const, IndexSpace, PointerArray, Scalar, TupleValue, ViewArray
+from ..._ir.values import (Atomic, Const, IndexSpace, PointerArray, Scalar, StridedArray,
+                           TupleValue, ViewArray)
 from ..kapi import AddressSpace, MemoryOrder, MemoryScope
 
 _ENUM_ORDER = {
@@ -98,9 +99,14 @@ class KernelApiLowering:
             ptr = self.b.view_element_ptr(ref.ir, idx)
             dtype = ref.dtype
             idx = self.const(T.I64, 0)
-        elif isinstance(ref, PointerArray):
+        elif isinstance(ref, (PointerArray, StridedArray)):
             if len(index) == 1 and ref.ndim > 1:
                 self.fail(node, f"AtomicRef of a {ref.ndim}-D array needs a tuple index")
+            if isinstance(ref, StridedArray):
+                if ref.space == "global" and AddressSpace(space) == AddressSpace.LOCAL:
+                    self.type_fail(node, "address_space=LOCAL needs local memory, not a view of "
+                                   "a global array")
+                self.written.add(ref.param)
             _, idx = self._element_pointer(node, ref, index)
             ptr, dtype = ref.ir, ref.dtype
         else:
@@ -137,9 +143,9 @@ class KernelApiLowering:
                                    {"expected_idx": Scalar(None, T.I64, True, 0)}, args, kwargs,
                                    "compare_exchange")
             expected = bound["expected"]
-            if isinstance(expected, ViewArray):
+            if isinstance(expected, (ViewArray, StridedArray)):
                 self.written.add(expected.param)
-            if not isinstance(expected, (ViewArray, PointerArray)):
+            if not isinstance(expected, (ViewArray, PointerArray, StridedArray)):
                 self.type_fail(node, "compare_exchange() takes an array `expected` (kapi "
                                "semantics: it receives the current value on failure)")
             eidx = self.index_values(node, bound["expected_idx"])

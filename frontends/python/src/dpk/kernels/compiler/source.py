@@ -1,5 +1,8 @@
 """The source of a function the compiler reads: its parsed ``ast``, its locals, globals and
-closure, and the file and line an error message names. Parsed once per function object."""
+closure, and the file and line an error message names. Parsed once per function object.
+
+Functions Python keeps no source for (typed into ``python -i``, made by ``exec``) are read back
+from their bytecode by bytecode.recover_source, which verifies what it reads."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import textwrap
 import weakref
 
 from ..._errors import KernelSyntaxError
+from .bytecode import recover_source
 
 
 class FunctionSource:
@@ -17,16 +21,18 @@ class FunctionSource:
     def __init__(self, fn):
         self.fn = fn
         self.name = fn.__name__
+        self.from_bytecode = False
         try:
             lines, first = inspect.getsourcelines(fn)
-        except (OSError, TypeError) as exc:
-            raise KernelSyntaxError(
-                f"cannot read the source of {fn.__name__}() ({exc})",
-                hint="kernels must be defined in a file (or a notebook cell), not built with exec"
-            ) from None
+        except (OSError, TypeError):
+            # No source (an interactive session, exec of a string): read it back from the
+            # bytecode, verified (bytecode.py), or raise KernelSourceError saying why.
+            lines, first = recover_source(fn)
+            self.from_bytecode = True
         self.lines = lines
         self.first_line = first
-        self.filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        self.filename = (None if self.from_bytecode else inspect.getsourcefile(fn)) \
+            or fn.__code__.co_filename
         tree = ast.parse(textwrap.dedent("".join(lines)))
         func = tree.body[0]
         if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):

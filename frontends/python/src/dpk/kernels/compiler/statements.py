@@ -39,7 +39,7 @@ class StatementLowering:
             self.assign(target, self.binop(node, node.op, current, self.expr(node.value)))
         elif isinstance(target, ast.Subscript):
             container = self.expr(target.value)
-            index = self.index_values(target, self.expr(target.slice))
+            index = self.index_values(target, self.subscript_entries(target, target.slice))
             current = self.subscript_load(target, container, index)
             result = self.binop(node, node.op, current, self.expr(node.value))
             self.subscript_store(target, container, index, result)
@@ -51,7 +51,7 @@ class StatementLowering:
             self.assign_name(target, target.id, value)
         elif isinstance(target, ast.Subscript):
             container = self.expr(target.value)
-            index = self.index_values(target, self.expr(target.slice))
+            index = self.index_values(target, self.subscript_entries(target, target.slice))
             self.subscript_store(target, container, index, value)
         elif isinstance(target, (ast.Tuple, ast.List)):
             if not isinstance(value, TupleValue) or len(value.items) != len(target.elts):

@@ -27,7 +27,7 @@ class Group:
     """The work-group a work-item belongs to (``sycl::group``)."""
 
     __slots__ = ("_global_range", "_local_range", "_group_range", "_index", "_leader",
-                 "_barrier")
+                 "_barrier", "_local_store")
 
     def __init__(self, global_range, local_range, group_range, index):
         self._global_range = global_range
@@ -36,6 +36,9 @@ class Group:
         self._index = tuple(index)
         self._leader = False
         self._barrier = None  # set by the pure-Python launcher for kernels with barriers
+        # Shared by the work-items of one group: the OpenCL-style local.array allocations of
+        # the pure-Python mode, one per call site (set by the launcher).
+        self._local_store = None
 
     def get_group_id(self, dim):
         """The work-group's index in dimension ``dim``."""
@@ -75,6 +78,11 @@ class Group:
         self._leader = value
 
     @property
+    def dimensions(self) -> int:
+        """The number of dimensions of the launch (a property, as in numba-dpex)."""
+        return len(self._index)
+
+    @property
     def ndim(self) -> int:
         return len(self._index)
 
@@ -103,6 +111,11 @@ class Item:
     def get_linear_range(self):
         """The number of work-items of the launch."""
         return _product(self._extent)
+
+    @property
+    def dimensions(self) -> int:
+        """The number of dimensions of the launch (a property, as in numba-dpex)."""
+        return len(self._extent)
 
     @property
     def ndim(self) -> int:
@@ -149,6 +162,11 @@ class NdItem:
 
     def get_group_linear_id(self):
         return self._group.get_group_linear_id()
+
+    @property
+    def dimensions(self) -> int:
+        """The number of dimensions of the launch (a property, as in numba-dpex)."""
+        return self._global_item.ndim
 
     @property
     def ndim(self) -> int:
