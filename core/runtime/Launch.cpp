@@ -139,12 +139,13 @@ Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
         return Error(DPK_ERROR_INVALID_ARGUMENT, where() + " asks for 0 bytes of local memory");
       continue;
     case LaunchArgKind::View:
-      if (arg.view.ndim < 1 || arg.view.ndim > 3)
+      assert(arg.view && "a view argument without its ViewArg");
+      if (arg.view->ndim < 1 || arg.view->ndim > 3)
         return Error(DPK_ERROR_INVALID_ARGUMENT,
-                     where() + " is a view of " + std::to_string(arg.view.ndim) +
+                     where() + " is a view of " + std::to_string(arg.view->ndim) +
                          " dimensions; views have 1 to 3");
       ++pointerCount;
-      scalarCount += 2u * arg.view.ndim;
+      scalarCount += 2u * arg.view->ndim;
       continue;
     }
   }
@@ -181,9 +182,9 @@ Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
       out.localBytes_ += arg.size;
       continue;
     case LaunchArgKind::View:
-      pushPointer(arg.view.data);
-      for (const int64_t *values : {arg.view.shape, arg.view.strides}) {
-        for (uint32_t d = 0; d < arg.view.ndim; ++d) {
+      pushPointer(arg.view->data);
+      for (const int64_t *values : {arg.view->shape, arg.view->strides}) {
+        for (uint32_t d = 0; d < arg.view->ndim; ++d) {
           out.viewScalars_.push_back(values[d]);
           out.args_.push_back({DPK_ARG_SCALAR, sizeof(int64_t), &out.viewScalars_.back()});
           out.userIndex_.push_back(i);

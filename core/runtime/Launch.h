@@ -38,12 +38,13 @@ struct ViewArg {
 enum class LaunchArgKind { Pointer, Scalar, Local, View };
 
 /// One kernel argument as the runtime takes it: the plugin ABI's kinds plus views. Frontends
-/// translate their own argument structs into these (the C API: dpk_arg_t in enqueue.cpp).
+/// translate their own argument structs into these (the C API: dpk_arg_t in enqueue.cpp). Kept
+/// small (views by pointer): the launch path builds one per argument.
 struct LaunchArg {
   LaunchArgKind kind = LaunchArgKind::Pointer;
   size_t size = 0;             ///< Scalar: bytes; Local: bytes of local memory
   const void *value = nullptr; ///< Pointer: the address itself; Scalar: points to the bytes
-  ViewArg view;                ///< View only
+  const ViewArg *view = nullptr; ///< View only; never null for a view
 };
 
 /// Launch arguments in the plugin ABI's form, with the storage they point into.

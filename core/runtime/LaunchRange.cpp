@@ -11,8 +11,32 @@ bool isRangeLaunch(const dpk_launch_config_t &config) {
   return true;
 }
 
+bool isWellFormedRange(const dpk_launch_config_t &config) {
+  if (config.dims < 1 || config.dims > 3)
+    return false;
+  uint64_t items = 1;
+  bool range = true;
+  for (uint32_t d = 0; d < config.dims; ++d) {
+    uint64_t global = config.global_size[d];
+    if (global == 0 || __builtin_mul_overflow(items, global, &items))
+      return false;
+    range = range && config.local_size[d] == 0;
+  }
+  if (range)
+    return true;
+  for (uint32_t d = 0; d < config.dims; ++d) {
+    uint64_t local = config.local_size[d];
+    if (local == 0 || config.global_size[d] % local != 0)
+      return false;
+  }
+  return true;
+}
+
 std::string launchRangeProblem(const dpk_launch_config_t &config) {
-  // Messages are built only on failure: this runs on every launch.
+  // This runs on every launch (twice: at the launch and at the plugin boundary), so the common
+  // case is one cheap predicate and the message is built only on failure.
+  if (isWellFormedRange(config))
+    return {};
   if (config.dims < 1 || config.dims > 3)
     return "dims is " + std::to_string(config.dims) + ", must be 1, 2 or 3";
   uint64_t items = 1;

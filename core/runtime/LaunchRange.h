@@ -12,6 +12,9 @@ namespace dpk::runtime {
 /// True when no local size is set: the backend picks the work-group shape.
 bool isRangeLaunch(const dpk_launch_config_t &config);
 
+/// Whether the range is well formed (the rules below), without building a message.
+bool isWellFormedRange(const dpk_launch_config_t &config);
+
 /// What is wrong with a range, or "" when it is well formed: 1-3 dims, every global size > 0,
 /// local sizes all zero (Range) or all set and dividing the global size, and no more than 2^64
 /// work-items in all. Device limits are checked separately, against the device's properties.

@@ -9,21 +9,17 @@
 namespace dpk::runtime {
 namespace {
 
-struct ValidationSlot {
-  bool failed = false;
-  std::string message;
-};
-
-ValidationSlot &slot() {
-  thread_local ValidationSlot state;
-  return state;
-}
+// Whether this thread's most recent validated call was rejected, and why. Every validated call
+// clears the flag, which is on the launch path: initial-exec TLS makes that one store (a byte of
+// the static TLS surplus glibc keeps for dlopen'ed libraries) instead of a __tls_get_addr call.
+// The message is written only on rejection.
+__attribute__((tls_model("initial-exec"))) thread_local bool rejected = false;
+thread_local std::string rejection;
 
 /// Records why a call was rejected and returns its status, so each check is one line.
 dpk_status_t reject(dpk_status_t status, const char *entry, const std::string &what) {
-  ValidationSlot &state = slot();
-  state.failed = true;
-  state.message = std::string(entry) + ": " + what;
+  rejection = std::string(entry) + ": " + what;
+  rejected = true;
   return status;
 }
 
@@ -237,9 +233,8 @@ dpk_status_t enqueue_launch(dpk_pl_queue_t queue, dpk_pl_kernel_t kernel,
     return reject(DPK_ERROR_INVALID_HANDLE, "enqueue_launch", "queue or kernel is NULL");
   if (!config)
     return reject(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch", "config is NULL");
-  std::string problem = launchRangeProblem(*config);
-  if (!problem.empty())
-    return reject(DPK_ERROR_INVALID_RANGE, "enqueue_launch", problem);
+  if (!isWellFormedRange(*config))
+    return reject(DPK_ERROR_INVALID_RANGE, "enqueue_launch", launchRangeProblem(*config));
   if (numArgs != 0 && !args)
     return reject(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch", "args is NULL with num_args > 0");
   for (uint32_t i = 0; i < numArgs; ++i) {
@@ -289,7 +284,7 @@ dpk_status_t event_release(dpk_pl_event_t event) {
 // The forwarding members, one per row: STATUS rows run their check first; the others (shutdown,
 // last_error, no_device_reason) take no arguments worth checking.
 #define DPK_VALIDATE_STATUS(field, arguments)                                                    \
-  slot().failed = false;                                                                         \
+  rejected = false;                                                                              \
   if (dpk_status_t status = checks::field arguments; status != DPK_SUCCESS)                     \
     return status;
 #define DPK_VALIDATE_VOID(field, arguments)
@@ -302,9 +297,6 @@ dpk_status_t event_release(dpk_pl_event_t event) {
 #include "dpk/plugin_entries.def"
 #undef DPK_PLUGIN_ENTRY
 
-const char *lastValidationFailure() {
-  const ValidationSlot &state = slot();
-  return state.failed ? state.message.c_str() : nullptr;
-}
+const char *lastValidationFailure() { return rejected ? rejection.c_str() : nullptr; }
 
 } // namespace dpk::runtime

@@ -35,8 +35,8 @@ private:
   dpk_plugin_dispatch_t raw_{};
 };
 
-/// The message of this thread's most recent call that the checks rejected, or nullptr when the
-/// most recent validated call passed them (the plugin's last_error then has the story).
+/// The message of this thread's most recent validated call when the checks rejected it, or
+/// nullptr when that call passed them (the plugin's last_error then has the story).
 const char *lastValidationFailure();
 
 } // namespace dpk::runtime

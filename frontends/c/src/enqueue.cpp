@@ -21,46 +21,78 @@ int rawKind(const dpk_arg_t &arg) {
   return kind;
 }
 
-/// The C API's arguments as the runtime's LaunchArgs. The vector is per thread and reused, so
-/// this per-launch translation allocates nothing once warm.
-Expected<const std::vector<runtime::LaunchArg> *>
-translateArguments(const runtime::Kernel &kernel, const dpk_arg_t *args, uint32_t count) {
-  thread_local std::vector<runtime::LaunchArg> translated;
-  translated.clear();
-  translated.reserve(count);
+/// Storage for the runtime's form of one launch's arguments: on the stack for the usual counts,
+/// on the heap beyond, so the per-launch translation allocates nothing in the common case.
+class TranslatedArguments {
+public:
+  explicit TranslatedArguments(uint32_t count) {
+    if (count > InlineCount) {
+      heapArgs_.resize(count);
+      heapViews_.resize(count);
+    }
+    args_ = count > InlineCount ? heapArgs_.data() : inlineArgs_;
+    views_ = count > InlineCount ? heapViews_.data() : inlineViews_;
+  }
+  runtime::LaunchArg *args() { return args_; }
+  runtime::ViewArg *views() { return views_; }
+
+private:
+  static constexpr uint32_t InlineCount = 16;
+  // In unions so that nothing is initialized: every used entry is written by the translation.
+  union {
+    runtime::LaunchArg inlineArgs_[InlineCount];
+  };
+  union {
+    runtime::ViewArg inlineViews_[InlineCount];
+  };
+  std::vector<runtime::LaunchArg> heapArgs_;
+  std::vector<runtime::ViewArg> heapViews_;
+  runtime::LaunchArg *args_;
+  runtime::ViewArg *views_;
+};
+
+/// Translates the C API's arguments into `out` (room for `count`).
+Error translateArguments(const runtime::Kernel &kernel, const dpk_arg_t *args, uint32_t count,
+                         TranslatedArguments &out) {
   for (uint32_t i = 0; i < count; ++i) {
     const dpk_arg_t &arg = args[i];
-    auto where = [&] { return "kernel '" + kernel.name() + "': argument " + std::to_string(i); };
-    runtime::LaunchArg out;
-    out.size = arg.size;
-    out.value = arg.value;
+    runtime::LaunchArg &translated = out.args()[i];
+    translated.size = arg.size;
+    translated.value = arg.value;
+    translated.view = nullptr;
     int kind = rawKind(arg);
     if (kind == DPK_ARG_POINTER) {
-      out.kind = runtime::LaunchArgKind::Pointer;
-    } else if (kind == DPK_ARG_SCALAR) {
-      out.kind = runtime::LaunchArgKind::Scalar;
-    } else if (kind == DPK_ARG_LOCAL) {
-      out.kind = runtime::LaunchArgKind::Local;
-      out.value = nullptr;
-    } else if (kind == static_cast<int>(DPK_ARG_VIEW)) {
-      const auto *view = static_cast<const dpk_view_arg_t *>(arg.value);
-      if (!view)
-        return Error(DPK_ERROR_INVALID_ARGUMENT, where() + " is a view with a null dpk_view_arg_t");
-      out.kind = runtime::LaunchArgKind::View;
-      out.value = nullptr;
-      out.view.data = view->data;
-      out.view.ndim = view->ndim;
-      for (int d = 0; d < 3; ++d) {
-        out.view.shape[d] = view->shape[d];
-        out.view.strides[d] = view->strides[d];
-      }
-    } else {
+      translated.kind = runtime::LaunchArgKind::Pointer;
+      continue;
+    }
+    if (kind == DPK_ARG_SCALAR) {
+      translated.kind = runtime::LaunchArgKind::Scalar;
+      continue;
+    }
+    if (kind == DPK_ARG_LOCAL) {
+      translated.kind = runtime::LaunchArgKind::Local;
+      translated.value = nullptr;
+      continue;
+    }
+    auto where = [&] { return "kernel '" + kernel.name() + "': argument " + std::to_string(i); };
+    if (kind != static_cast<int>(DPK_ARG_VIEW))
       return Error(DPK_ERROR_INVALID_ARGUMENT,
                    where() + " has unknown kind " + std::to_string(kind));
+    const auto *view = static_cast<const dpk_view_arg_t *>(arg.value);
+    if (!view)
+      return Error(DPK_ERROR_INVALID_ARGUMENT, where() + " is a view with a null dpk_view_arg_t");
+    runtime::ViewArg &viewArg = out.views()[i];
+    viewArg.data = view->data;
+    viewArg.ndim = view->ndim;
+    for (int d = 0; d < 3; ++d) {
+      viewArg.shape[d] = view->shape[d];
+      viewArg.strides[d] = view->strides[d];
     }
-    translated.push_back(out);
+    translated.kind = runtime::LaunchArgKind::View;
+    translated.value = nullptr;
+    translated.view = &viewArg;
   }
-  return &translated;
+  return Error::success();
 }
 
 } // namespace
@@ -86,12 +118,11 @@ dpk_status_t dpk_enqueue_launch(dpk_event_t *out_event, dpk_queue_t queue, dpk_k
     Expected<std::vector<runtime::Event *>> events = toEvents(num_deps, deps, "deps");
     if (!events)
       return events.takeError();
-    Expected<const std::vector<runtime::LaunchArg> *> launchArgs =
-        translateArguments(**resolvedKernel, args, num_args);
-    if (!launchArgs)
-      return launchArgs.takeError();
+    TranslatedArguments launchArgs(num_args);
+    if (Error error = translateArguments(**resolvedKernel, args, num_args, launchArgs))
+      return error;
     Expected<runtime::Ref<runtime::Event>> event =
-        runtime::launchKernel(**resolvedQueue, **resolvedKernel, *range, (*launchArgs)->data(),
+        runtime::launchKernel(**resolvedQueue, **resolvedKernel, *range, launchArgs.args(),
                               num_args, *events, out_event != nullptr);
     if (!event)
       return event.takeError();
