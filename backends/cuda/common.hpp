@@ -1,19 +1,20 @@
 // common.hpp - the one CUresult -> dpk_status_t mapping and the early-exit macro of the CUDA
-// backend, plus the reference count its shared handles use.
+// backend.
 #ifndef DPK_BACKENDS_CUDA_COMMON_HPP
 #define DPK_BACKENDS_CUDA_COMMON_HPP
 
 #include "driver_api.hpp"
 
 #include "PluginSupport.h"
+#include "RefCounted.h"
 #include "dpk/plugin.h"
 
-#include <atomic>
 #include <string>
 
 namespace dpk::cuda {
 
 using plugin::fail;
+using plugin::RefCounted;
 
 /// The dpk status a driver result stands for.
 dpk_status_t mapCudaResult(CUresult result);
@@ -28,17 +29,6 @@ dpk_status_t checkCu(CUresult result, const char *call, const std::string &conte
 /// Makes `context` current on the calling thread: the driver keeps the current context per
 /// thread, and dpk entry points may be called from any thread.
 dpk_status_t makeCurrent(CUcontext context);
-
-/// An intrusive count for handles that others keep alive (contexts, programs).
-class RefCounted {
-public:
-  void retain() { Count.fetch_add(1, std::memory_order_relaxed); }
-  /// True when this was the last reference.
-  bool releaseRef() { return Count.fetch_sub(1, std::memory_order_acq_rel) == 1; }
-
-private:
-  std::atomic<int> Count{1};
-};
 
 } // namespace dpk::cuda
 

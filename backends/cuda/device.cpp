@@ -1,26 +1,17 @@
 // device.cpp - driver loading, device discovery and device properties.
 #include "device.hpp"
 
+#include "DeviceList.h"
+
 #include <cstdio>
-#include <cstring>
 #include <memory>
-#include <mutex>
-#include <vector>
 
 namespace dpk::cuda {
 namespace {
 
-struct Platform {
-  std::mutex lock;
-  bool initialized = false;
-  std::vector<std::unique_ptr<Device>> devices;
-  std::string noDeviceReason;
-  void (*log)(int, const char *, const char *) = nullptr;
-};
-
-Platform &platform() {
-  static Platform instance;
-  return instance;
+plugin::DeviceList<Device> &deviceList() {
+  static plugin::DeviceList<Device> list("cuda", "CUDA");
+  return list;
 }
 
 int attribute(CUdevice device, int which) {
@@ -57,8 +48,32 @@ dpk_status_t readDevice(int ordinal, Device &out) {
   return DPK_SUCCESS;
 }
 
-void copyString(char *dst, size_t capacity, const std::string &src) {
-  std::snprintf(dst, capacity, "%s", src.c_str());
+/// Loads the driver and reads every device. Returns "" or why there are none: a machine without
+/// CUDA is not an error.
+std::string discover(plugin::DeviceList<Device>::Devices &devices) {
+  std::string why = loadDriver();
+  if (!why.empty())
+    return why;
+  CUresult rc = cu.init(0);
+  if (rc != CUDA_SUCCESS)
+    return "cuInit: " + describeCudaResult(rc);
+  int count = 0;
+  rc = cu.deviceGetCount(&count);
+  if (rc != CUDA_SUCCESS)
+    return "cuDeviceGetCount: " + describeCudaResult(rc);
+  for (int i = 0; i < count; ++i) {
+    auto device = std::make_unique<Device>();
+    if (readDevice(i, *device) != DPK_SUCCESS) {
+      // Skip a device the driver cannot describe, but say so.
+      logDiagnostic(2, "plugin.device_skipped", plugin::lastError(nullptr));
+      continue;
+    }
+    devices.push_back(std::move(device));
+  }
+  if (devices.empty())
+    return count == 0 ? "cuDeviceGetCount: the driver reports no CUDA device"
+                      : "no CUDA device could be queried";
+  return {};
 }
 
 } // namespace
@@ -68,97 +83,33 @@ std::string Device::label() const {
 }
 
 void logDiagnostic(int level, const char *what, const std::string &message) {
-  if (auto *log = platform().log)
-    log(level, what, message.c_str());
+  deviceList().log(level, what, message);
 }
 
 dpk_status_t init(const dpk_plugin_host_services_t *services) {
-  Platform &p = platform();
-  std::lock_guard<std::mutex> guard(p.lock);
-  if (services && services->struct_size >= sizeof(dpk_plugin_host_services_t))
-    p.log = services->log;
-  if (p.initialized)
-    return DPK_SUCCESS;
-  p.initialized = true;
-  // Every failure below leaves the plugin loaded with zero devices and a reason: a machine
-  // without CUDA is not an error.
-  std::string why = loadDriver();
-  if (!why.empty()) {
-    p.noDeviceReason = why;
-    return DPK_SUCCESS;
-  }
-  CUresult rc = cu.init(0);
-  if (rc != CUDA_SUCCESS) {
-    p.noDeviceReason = "cuInit: " + describeCudaResult(rc);
-    return DPK_SUCCESS;
-  }
-  int count = 0;
-  rc = cu.deviceGetCount(&count);
-  if (rc != CUDA_SUCCESS) {
-    p.noDeviceReason = "cuDeviceGetCount: " + describeCudaResult(rc);
-    return DPK_SUCCESS;
-  }
-  for (int i = 0; i < count; ++i) {
-    auto device = std::make_unique<Device>();
-    if (readDevice(i, *device) != DPK_SUCCESS) {
-      // Skip a device the driver cannot describe, but say so.
-      logDiagnostic(2, "plugin.device_skipped", plugin::lastError(nullptr));
-      continue;
-    }
-    p.devices.push_back(std::move(device));
-  }
-  if (p.devices.empty())
-    p.noDeviceReason = count == 0 ? "cuDeviceGetCount: the driver reports no CUDA device"
-                                  : "no CUDA device could be queried";
-  logDiagnostic(2, "plugin.devices",
-                "cuda: " + std::to_string(p.devices.size()) + " device(s)" +
-                    (p.noDeviceReason.empty() ? "" : ": " + p.noDeviceReason));
-  return DPK_SUCCESS;
+  return deviceList().init(services, discover);
 }
 
-void shutdown() {
-  Platform &p = platform();
-  std::lock_guard<std::mutex> guard(p.lock);
-  p.devices.clear();
-  p.initialized = false;
-  p.noDeviceReason.clear();
-}
+void shutdown() { deviceList().shutdown(); }
 
 dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices) {
-  if (!count)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "get_devices: count is NULL");
-  Platform &p = platform();
-  std::lock_guard<std::mutex> guard(p.lock);
-  if (!p.initialized)
-    return fail(DPK_ERROR_GENERIC, "get_devices: the CUDA plugin was not initialized");
-  plugin::listDevices(p.devices, count, devices);
-  return DPK_SUCCESS;
+  return deviceList().getDevices(count, devices);
 }
 
-const char *noDeviceReason() {
-  Platform &p = platform();
-  std::lock_guard<std::mutex> guard(p.lock);
-  if (!p.initialized)
-    return "the CUDA plugin was not initialized";
-  return p.noDeviceReason.c_str();
-}
+const char *noDeviceReason() { return deviceList().noDeviceReason(); }
 
 dpk_status_t deviceGetProps(dpk_pl_device_t handle, dpk_device_props_t *out) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "device_get_props: device is NULL");
-  if (!out || out->struct_size == 0)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "device_get_props: out is NULL or has no struct_size");
   const Device &d = *toDevice(handle);
-  dpk_device_props_t props;
-  std::memset(&props, 0, sizeof(props));
-  copyString(props.name, sizeof(props.name), d.name);
-  copyString(props.vendor, sizeof(props.vendor), "NVIDIA Corporation");
+  dpk_device_props_t props{};
+  props.struct_size = sizeof(props);
+  plugin::copyString(props.name, d.name);
+  plugin::copyString(props.vendor, "NVIDIA Corporation");
   int version = 0;
   cu.driverGetVersion(&version);
-  copyString(props.driver_version, sizeof(props.driver_version),
-             "CUDA " + std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10));
-  copyString(props.target_id, sizeof(props.target_id),
-             "sm_" + std::to_string(d.ccMajor) + std::to_string(d.ccMinor));
+  plugin::copyString(props.driver_version, "CUDA " + std::to_string(version / 1000) + "." +
+                                               std::to_string(version % 1000 / 10));
+  plugin::copyString(props.target_id,
+                     "sm_" + std::to_string(d.ccMajor) + std::to_string(d.ccMinor));
   props.type = DPK_DEVICE_TYPE_GPU;
   props.compute_units = static_cast<uint32_t>(d.smCount);
   props.global_mem_size = d.totalMemory;
@@ -193,11 +144,8 @@ dpk_status_t deviceGetProps(dpk_pl_device_t handle, dpk_device_props_t *out) {
                 d.sharedPerBlockOptin, attribute(d.native, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING),
                 d.managedMemory ? 1 : 0,
                 attribute(d.native, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS), version);
-  copyString(props.extra, sizeof(props.extra), extra);
-  // Copy no more than the caller's struct holds, so an older core keeps working.
-  size_t size = out->struct_size < sizeof(props) ? out->struct_size : sizeof(props);
-  props.struct_size = out->struct_size;
-  std::memcpy(out, &props, size);
+  plugin::copyString(props.extra, extra);
+  plugin::copyDeviceProps(props, out);
   return DPK_SUCCESS;
 }
 

@@ -11,6 +11,10 @@
 //    size. The plugin cannot pass addresses: where dynamic shared memory starts depends on the
 //    kernel's static shared memory, which only the kernel knows.
 //  - dpk dimension d of an n-dimensional launch is CUDA dimension n-1-d (see geometry.hpp).
+//
+// The core checked the handles, argument kinds and values, the range's shape and the fill
+// pattern before these entries run (core/runtime/PluginValidation.cpp); what is checked here is
+// what only the kernel and the device know.
 #include "enqueue.hpp"
 
 #include "event.hpp"
@@ -98,10 +102,6 @@ dpk_status_t fill(CUstream stream, void *dst, const void *pattern, size_t patter
 
 dpk_status_t enqueueCopy(dpk_pl_queue_t handle, void *dst, const void *src, size_t bytes,
                          uint32_t numDeps, const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "enqueue_copy: queue is NULL");
-  if (bytes && (!dst || !src))
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_copy: dst or src is NULL");
   Queue &queue = *toQueue(handle);
   RETURN_ON_FAILURE(makeCurrent(queue.context->native));
   RETURN_ON_FAILURE(waitForDependencies(queue, numDeps, deps));
@@ -119,9 +119,6 @@ dpk_status_t enqueueCopy(dpk_pl_queue_t handle, void *dst, const void *src, size
 dpk_status_t enqueueFill(dpk_pl_queue_t handle, void *dst, const void *pattern, size_t patternSize,
                          size_t bytes, uint32_t numDeps, const dpk_pl_event_t *deps,
                          dpk_pl_event_t *outEvent) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "enqueue_fill: queue is NULL");
-  RETURN_ON_FAILURE(plugin::checkFillArguments(dst, pattern, patternSize, bytes));
   Queue &queue = *toQueue(handle);
   RETURN_ON_FAILURE(makeCurrent(queue.context->native));
   RETURN_ON_FAILURE(waitForDependencies(queue, numDeps, deps));
@@ -137,10 +134,6 @@ dpk_status_t enqueueLaunch(dpk_pl_queue_t handle, dpk_pl_kernel_t kernelHandle,
                            const dpk_launch_config_t *config, uint32_t numArgs,
                            const dpk_kernel_arg_t *args, uint32_t numDeps,
                            const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
-  if (!handle || !kernelHandle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "enqueue_launch: queue or kernel is NULL");
-  if (!config || (numArgs && !args))
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: config or args is NULL");
   Queue &queue = *toQueue(handle);
   Kernel &kernel = *toKernel(kernelHandle);
   const Device &device = *queue.context->device;
@@ -169,22 +162,12 @@ dpk_status_t enqueueLaunch(dpk_pl_queue_t handle, dpk_pl_kernel_t kernelHandle,
   for (uint32_t i = 0; i < numArgs; ++i) {
     const dpk_kernel_arg_t &arg = args[i];
     size_t passed = 0;
-    if (!plugin::isKnownArgKind(arg))
-      return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: argument " + std::to_string(i) +
-                                                  " has unknown kind " +
-                                                  std::to_string(plugin::argKind(arg)));
     switch (arg.kind) {
     case DPK_ARG_POINTER:
-      if (!arg.value)
-        return fail(DPK_ERROR_INVALID_ARGUMENT,
-                    "enqueue_launch: pointer argument " + std::to_string(i) + " has no value");
       params[i] = const_cast<void *>(arg.value);
       passed = sizeof(void *);
       break;
     case DPK_ARG_SCALAR:
-      if (!arg.value || arg.size == 0)
-        return fail(DPK_ERROR_INVALID_ARGUMENT,
-                    "enqueue_launch: scalar argument " + std::to_string(i) + " has no value");
       params[i] = const_cast<void *>(arg.value);
       passed = arg.size;
       break;
@@ -223,18 +206,6 @@ dpk_status_t enqueueLaunch(dpk_pl_queue_t handle, dpk_pl_kernel_t kernelHandle,
     while (seen < static_cast<int>(localBytes) &&
            !kernel.dynamicSharedLimit.compare_exchange_weak(seen, static_cast<int>(localBytes))) {
     }
-  }
-
-  // An empty range runs nothing, but still orders and signals like any command.
-  bool empty = config->dims >= 1 && config->dims <= 3 &&
-               (config->global_size[0] == 0 || (config->dims > 1 && config->global_size[1] == 0) ||
-                (config->dims > 2 && config->global_size[2] == 0));
-  if (empty) {
-    RETURN_ON_FAILURE(waitForDependencies(queue, numDeps, deps));
-    std::unique_ptr<Event> event;
-    RETURN_ON_FAILURE(
-        beginCommandEvent(queue, outEvent != nullptr, CommandKind::Kernel, 0, kernel.name, event));
-    return endCommandEvent(queue, event, outEvent);
   }
 
   BlockLimits limits;

@@ -19,18 +19,7 @@ Event::~Event() {
 }
 
 std::string Event::describe() const {
-  std::string what;
-  switch (kind) {
-  case CommandKind::Kernel:
-    what = "kernel '" + (kernel ? *kernel : std::string("?")) + "'";
-    break;
-  case CommandKind::Copy:
-    what = "copy of " + std::to_string(bytes) + " bytes";
-    break;
-  case CommandKind::Fill:
-    what = "fill of " + std::to_string(bytes) + " bytes";
-    break;
-  }
+  std::string what = plugin::describeCommand(kind, bytes, kernel ? *kernel : std::string("?"));
   if (kind != CommandKind::Kernel && kernel)
     what += " (after kernel '" + *kernel + "')";
   return what + " on " + device->label();
@@ -74,11 +63,7 @@ dpk_status_t endCommandEvent(Queue &queue, std::unique_ptr<Event> &event,
 }
 
 dpk_status_t waitForDependencies(Queue &queue, uint32_t numDeps, const dpk_pl_event_t *deps) {
-  if (numDeps && !deps)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "deps is NULL with num_deps > 0");
   for (uint32_t i = 0; i < numDeps; ++i) {
-    if (!deps[i])
-      return fail(DPK_ERROR_INVALID_HANDLE, "dependency " + std::to_string(i) + " is NULL");
     // Works across streams, contexts and devices; the wait happens on the GPU.
     CUDA_RETURN_ON_FAILURE(cu.streamWaitEvent(queue.stream, toEvent(deps[i])->end, 0),
                            "cuStreamWaitEvent");
@@ -87,11 +72,7 @@ dpk_status_t waitForDependencies(Queue &queue, uint32_t numDeps, const dpk_pl_ev
 }
 
 dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events) {
-  if (numEvents && !events)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "event_wait: events is NULL");
   for (uint32_t i = 0; i < numEvents; ++i) {
-    if (!events[i])
-      return fail(DPK_ERROR_INVALID_HANDLE, "event_wait: event " + std::to_string(i) + " is NULL");
     const Event &event = *toEvent(events[i]);
     RETURN_ON_FAILURE(makeCurrent(event.context->native));
     CUresult rc = cu.eventSynchronize(event.end);
@@ -102,10 +83,6 @@ dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events) {
 }
 
 dpk_status_t eventStatus(dpk_pl_event_t handle, dpk_event_status_t *out) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "event_status: event is NULL");
-  if (!out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "event_status: out is NULL");
   const Event &event = *toEvent(handle);
   RETURN_ON_FAILURE(makeCurrent(event.context->native));
   CUresult rc = cu.eventQuery(event.end);
@@ -119,10 +96,6 @@ dpk_status_t eventStatus(dpk_pl_event_t handle, dpk_event_status_t *out) {
 }
 
 dpk_status_t eventElapsedNs(dpk_pl_event_t handle, uint64_t *out) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "event_elapsed_ns: event is NULL");
-  if (!out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "event_elapsed_ns: out is NULL");
   const Event &event = *toEvent(handle);
   if (!event.start)
     return fail(DPK_ERROR_UNSUPPORTED,
@@ -137,8 +110,6 @@ dpk_status_t eventElapsedNs(dpk_pl_event_t handle, uint64_t *out) {
 }
 
 dpk_status_t eventRelease(dpk_pl_event_t handle) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "event_release: event is NULL");
   delete toEvent(handle);
   return DPK_SUCCESS;
 }

@@ -6,12 +6,14 @@
 #include "queue.hpp"
 #include "entries.hpp"
 
+#include "CommandKind.h"
+
 #include <memory>
 #include <string>
 
 namespace dpk::cuda {
 
-enum class CommandKind { Kernel, Copy, Fill };
+using plugin::CommandKind;
 
 struct Event {
   const Device *device = nullptr;

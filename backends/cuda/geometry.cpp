@@ -1,6 +1,7 @@
 // geometry.cpp - grid and block selection for dpk launches on CUDA.
 #include "geometry.hpp"
 
+#include <cassert>
 #include <cstdint>
 
 namespace dpk::cuda {
@@ -16,23 +17,18 @@ uint64_t largestDivisorAtMost(uint64_t value, uint64_t limit) {
 
 std::string computeGeometry(const dpk_launch_config_t &config, const BlockLimits &limits,
                             Geometry &out) {
-  if (config.dims < 1 || config.dims > 3)
-    return "dims is " + std::to_string(config.dims) + ", not 1, 2 or 3";
+  assert(config.dims >= 1 && config.dims <= 3 && "the core checks the range's shape");
   const uint32_t dims = config.dims;
   uint64_t global[3] = {1, 1, 1};
   uint64_t local[3] = {1, 1, 1};
-  unsigned zeros = 0;
+  bool range = true;
   for (uint32_t d = 0; d < dims; ++d) {
     global[dims - 1 - d] = config.global_size[d];
     local[dims - 1 - d] = config.local_size[d];
-    if (config.local_size[d] == 0)
-      ++zeros;
-    if (config.global_size[d] == 0)
-      return "global size of dimension " + std::to_string(d) + " is 0";
+    range = range && config.local_size[d] == 0;
+    assert(config.global_size[d] != 0 && "the core checks the range's shape");
   }
-  if (zeros != 0 && zeros != dims)
-    return "local size is zero in some dimensions but not all";
-  if (zeros == dims) {
+  if (range) {
     // Range launch: fill x, then y, then z, within the thread budget.
     uint64_t budget = limits.maxThreads < RangeBlockThreads ? limits.maxThreads : RangeBlockThreads;
     for (int i = 0; i < 3; ++i) {
@@ -51,11 +47,8 @@ std::string computeGeometry(const dpk_launch_config_t &config, const BlockLimits
   };
   for (int i = 0; i < 3; ++i) {
     threads *= local[i];
-    if (global[i] % local[i] != 0) {
-      uint32_t d = dims - 1 - i;
-      return "local size " + std::to_string(local[i]) + " does not divide global size " +
-             std::to_string(global[i]) + " in dimension " + std::to_string(d);
-    }
+    // A Range picks divisors; the core checks that an NdRange's local sizes divide.
+    assert(local[i] != 0 && global[i] % local[i] == 0 && "the core checks the range's shape");
     if (local[i] > limits.maxBlock[i]) {
       uint32_t d = dims - 1 - i;
       return "local size " + std::to_string(local[i]) + " in dimension " + std::to_string(d) +

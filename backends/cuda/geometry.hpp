@@ -34,10 +34,11 @@ constexpr uint64_t RangeBlockThreads = 256;
 /// The largest divisor of `value` that is at most `limit` (1 when limit is 0).
 uint64_t largestDivisorAtMost(uint64_t value, uint64_t limit);
 
-/// Computes the launch. A Range launch (local_size all zero) picks a block whose sides divide
-/// the global sizes exactly, filling CUDA x first, so the generated code never sees a partial
-/// block. Returns "" on success, else why the configuration cannot launch (the caller reports
-/// DPK_ERROR_INVALID_RANGE with it).
+/// Computes the launch of a well-formed configuration (1-3 dimensions, no empty one, local sizes
+/// all zero or all dividing: the core checks that before the plugin sees it). A Range launch
+/// (local_size all zero) picks a block whose sides divide the global sizes exactly, filling
+/// CUDA x first, so the generated code never sees a partial block. Returns "" on success, else
+/// which device or kernel limit the launch exceeds (the caller reports DPK_ERROR_INVALID_RANGE).
 std::string computeGeometry(const dpk_launch_config_t &config, const BlockLimits &limits,
                             Geometry &out);
 

@@ -4,10 +4,6 @@
 namespace dpk::cuda {
 
 dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out) {
-  if (!program)
-    return fail(DPK_ERROR_INVALID_HANDLE, "kernel_create: program is NULL");
-  if (!name || !out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "kernel_create: name or out is NULL");
   Program &prog = *toProgram(program);
   RETURN_ON_FAILURE(makeCurrent(prog.context->native));
   auto kernel = std::make_unique<Kernel>();
@@ -48,8 +44,6 @@ dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_ker
 }
 
 dpk_status_t kernelRelease(dpk_pl_kernel_t handle) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "kernel_release: kernel is NULL");
   Kernel *kernel = toKernel(handle);
   Program *program = kernel->program;
   delete kernel;
@@ -58,10 +52,6 @@ dpk_status_t kernelRelease(dpk_pl_kernel_t handle) {
 }
 
 dpk_status_t kernelMaxWorkGroupSize(dpk_pl_kernel_t handle, uint64_t *out) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "kernel_max_work_group_size: kernel is NULL");
-  if (!out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "kernel_max_work_group_size: out is NULL");
   *out = static_cast<uint64_t>(toKernel(handle)->maxThreadsPerBlock);
   return DPK_SUCCESS;
 }

@@ -55,16 +55,6 @@ CUresult freeAllocation(const Allocation &allocation) {
 
 dpk_status_t memAlloc(dpk_pl_context_t handle, dpk_mem_kind_t kind, size_t size, size_t alignment,
                       void **out) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "mem_alloc: context is NULL");
-  if (!out || size == 0)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "mem_alloc: out is NULL or size is 0");
-  if (kind != DPK_MEM_DEVICE && kind != DPK_MEM_SHARED && kind != DPK_MEM_HOST)
-    return fail(DPK_ERROR_INVALID_ARGUMENT,
-                "mem_alloc: unknown memory kind " + std::to_string(static_cast<int>(kind)));
-  if (alignment & (alignment - 1))
-    return fail(DPK_ERROR_INVALID_ARGUMENT,
-                "mem_alloc: alignment " + std::to_string(alignment) + " is not a power of two");
   Context &context = *toContext(handle);
   const Device &device = *context.device;
   if (kind == DPK_MEM_SHARED && !device.managedMemory)
@@ -110,8 +100,6 @@ dpk_status_t memAlloc(dpk_pl_context_t handle, dpk_mem_kind_t kind, size_t size,
 }
 
 dpk_status_t memFree(dpk_pl_context_t handle, void *ptr) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "mem_free: context is NULL");
   if (!ptr)
     return DPK_SUCCESS;
   Context &context = *toContext(handle);

@@ -19,10 +19,6 @@ void releaseProgramRef(Program *program) {
 
 dpk_status_t programCreate(dpk_pl_context_t context, dpk_artifact_format_t format, const void *data,
                            size_t size, const char *options, dpk_pl_program_t *out) {
-  if (!context)
-    return fail(DPK_ERROR_INVALID_HANDLE, "program_create: context is NULL");
-  if (!data || size == 0 || !out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "program_create: data, size or out is empty");
   if (format != DPK_FORMAT_PTX)
     return fail(DPK_ERROR_UNSUPPORTED, "program_create: the CUDA backend accepts PTX only");
   Context &ctx = *toContext(context);
@@ -59,8 +55,6 @@ dpk_status_t programCreate(dpk_pl_context_t context, dpk_artifact_format_t forma
 }
 
 dpk_status_t programRelease(dpk_pl_program_t program) {
-  if (!program)
-    return fail(DPK_ERROR_INVALID_HANDLE, "program_release: program is NULL");
   releaseProgramRef(toProgram(program));
   return DPK_SUCCESS;
 }

@@ -4,12 +4,6 @@
 namespace dpk::cuda {
 
 dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out) {
-  if (!context)
-    return fail(DPK_ERROR_INVALID_HANDLE, "queue_create: context is NULL");
-  if (!out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "queue_create: out is NULL");
-  if (flags & ~uint32_t(DPK_PL_QUEUE_OUT_OF_ORDER | DPK_PL_QUEUE_PROFILING))
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "queue_create: unknown flags");
   auto queue = std::make_unique<Queue>();
   queue->context = toContext(context);
   queue->profiling = (flags & DPK_PL_QUEUE_PROFILING) != 0;
@@ -23,8 +17,6 @@ dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_
 }
 
 dpk_status_t queueRelease(dpk_pl_queue_t handle) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "queue_release: queue is NULL");
   Queue *queue = toQueue(handle);
   // cuStreamDestroy returns at once; the driver frees the stream after its work completes.
   dpk_status_t status = makeCurrent(queue->context->native);
@@ -36,8 +28,6 @@ dpk_status_t queueRelease(dpk_pl_queue_t handle) {
 }
 
 dpk_status_t queueFinish(dpk_pl_queue_t handle) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "queue_finish: queue is NULL");
   Queue &queue = *toQueue(handle);
   RETURN_ON_FAILURE(makeCurrent(queue.context->native));
   CUresult rc = cu.streamSynchronize(queue.stream);

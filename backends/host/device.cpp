@@ -1,6 +1,7 @@
 // device.cpp - the host device's properties (from hwloc) and context entry points.
 #include "device.hpp"
 
+#include "DeviceList.h"
 #include "PluginSupport.h"
 #include "topology.hpp"
 
@@ -14,10 +15,6 @@ namespace plugin = dpk::plugin;
 
 namespace dpk::host {
 namespace {
-
-void copyString(char *dst, size_t capacity, const std::string &src) {
-  std::snprintf(dst, capacity, "%s", src.c_str());
-}
 
 int arenaConcurrency(const Topology &topology) {
   if (const char *env = std::getenv("DPK_HOST_THREADS")) {
@@ -44,13 +41,13 @@ dpk_device_props_t describeHost(const Topology &topology, int concurrency) {
   dpk_device_props_t props;
   std::memset(&props, 0, sizeof props);
   props.struct_size = sizeof props;
-  copyString(props.name, sizeof props.name, topology.cpuName);
-  copyString(props.vendor, sizeof props.vendor, "dpk host (oneTBB)");
-  copyString(props.driver_version, sizeof props.driver_version,
-             "oneTBB " + std::to_string(TBB_VERSION_MAJOR) + "." + std::to_string(TBB_VERSION_MINOR));
+  plugin::copyString(props.name, topology.cpuName);
+  plugin::copyString(props.vendor, "dpk host (oneTBB)");
+  plugin::copyString(props.driver_version, "oneTBB " + std::to_string(TBB_VERSION_MAJOR) + "." +
+                                               std::to_string(TBB_VERSION_MINOR));
   // The compiler targets this very CPU, so its identity (name and vector features) keys the
   // kernel cache: a cache directory shared between machines never serves foreign code.
-  copyString(props.target_id, sizeof props.target_id, "x86_64 " + topology.cpuName + cpuFeatures());
+  plugin::copyString(props.target_id, "x86_64 " + topology.cpuName + cpuFeatures());
   props.type = DPK_DEVICE_TYPE_CPU;
   props.compute_units = static_cast<uint32_t>(concurrency);
   props.global_mem_size = topology.totalMemory;
@@ -88,8 +85,6 @@ dpk_pl_device_t hostDevice() {
 }
 
 dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices) {
-  if (!count)
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "get_devices: count is null");
   if (devices && *count >= 1)
     devices[0] = hostDevice();
   *count = 1;
@@ -99,24 +94,16 @@ dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices) {
 const char *noDeviceReason() { return ""; }
 
 dpk_status_t deviceGetProps(dpk_pl_device_t device, dpk_device_props_t *out) {
-  if (!device || !out)
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "device_get_props: null argument");
-  if (out->struct_size < sizeof(dpk_device_props_t))
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "device_get_props: struct_size too small");
-  *out = device->props;
+  plugin::copyDeviceProps(device->props, out);
   return DPK_SUCCESS;
 }
 
 dpk_status_t contextCreate(dpk_pl_device_t device, dpk_pl_context_t *out) {
-  if (!device || !out)
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "context_create: null argument");
   *out = new dpk_pl_context_s{device};
   return DPK_SUCCESS;
 }
 
 dpk_status_t contextRelease(dpk_pl_context_t context) {
-  if (!context)
-    return plugin::fail(DPK_ERROR_INVALID_HANDLE, "context_release: null context");
   delete context;
   return DPK_SUCCESS;
 }

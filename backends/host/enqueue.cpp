@@ -1,4 +1,6 @@
 // enqueue.cpp - builds commands (copy, fill, launch) and hands them to the queue's dispatcher.
+// The core checked the handles, arguments, dependencies, the range's shape and the fill pattern
+// before these entries run (core/runtime/PluginValidation.cpp).
 #include "enqueue.hpp"
 
 #include "PluginSupport.h"
@@ -19,15 +21,6 @@ namespace {
 // Copies above this size are split over the arena: one core cannot saturate memory bandwidth.
 constexpr size_t kParallelCopyBytes = 1u << 20;
 constexpr size_t kCopyChunk = 256u << 10;
-
-dpk_status_t checkDependencies(uint32_t numDeps, const dpk_pl_event_t *deps, const char *entry) {
-  if (numDeps && !deps)
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, std::string(entry) + ": deps is null but num_deps is " + std::to_string(numDeps));
-  for (uint32_t i = 0; i < numDeps; ++i)
-    if (!deps[i])
-      return plugin::fail(DPK_ERROR_INVALID_HANDLE, std::string(entry) + ": dependency " + std::to_string(i) + " is null");
-  return DPK_SUCCESS;
-}
 
 // Retains the dependencies and the new event, submits, and hands the caller its event.
 void submit(dpk_pl_queue_t queue, Command command, uint32_t numDeps, const dpk_pl_event_t *deps,
@@ -63,11 +56,6 @@ void copyBytes(void *dst, const void *src, size_t bytes) {
 
 dpk_status_t enqueueCopy(dpk_pl_queue_t queue, void *dst, const void *src, size_t bytes, uint32_t numDeps,
                          const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
-  if (!queue)
-    return plugin::fail(DPK_ERROR_INVALID_HANDLE, "enqueue_copy: null queue");
-  if (bytes && (!dst || !src))
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_copy: null source or destination");
-  DPK_RETURN_ON_FAILURE(checkDependencies(numDeps, deps, "enqueue_copy"));
   Command command;
   command.what = "copy of " + std::to_string(bytes) + " bytes";
   command.run = [dst, src, bytes](std::string &) {
@@ -80,14 +68,6 @@ dpk_status_t enqueueCopy(dpk_pl_queue_t queue, void *dst, const void *src, size_
 
 dpk_status_t enqueueFill(dpk_pl_queue_t queue, void *dst, const void *pattern, size_t patternSize,
                          size_t bytes, uint32_t numDeps, const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
-  if (!queue)
-    return plugin::fail(DPK_ERROR_INVALID_HANDLE, "enqueue_fill: null queue");
-  if (!pattern || patternSize == 0 || (bytes && !dst))
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill: null pattern or destination, or empty pattern");
-  if (bytes % patternSize != 0)
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill: " + std::to_string(bytes) +
-                                                        " bytes is not a multiple of the pattern size " + std::to_string(patternSize));
-  DPK_RETURN_ON_FAILURE(checkDependencies(numDeps, deps, "enqueue_fill"));
   std::vector<unsigned char> stored(static_cast<const unsigned char *>(pattern),
                                     static_cast<const unsigned char *>(pattern) + patternSize);
   Command command;
@@ -109,22 +89,6 @@ dpk_status_t enqueueFill(dpk_pl_queue_t queue, void *dst, const void *pattern, s
 dpk_status_t enqueueLaunch(dpk_pl_queue_t queue, dpk_pl_kernel_t kernel, const dpk_launch_config_t *config,
                            uint32_t numArgs, const dpk_kernel_arg_t *args, uint32_t numDeps,
                            const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
-  if (!queue || !kernel)
-    return plugin::fail(DPK_ERROR_INVALID_HANDLE, "enqueue_launch: null queue or kernel");
-  if (!config || (numArgs && !args))
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: null config or arguments");
-  if (config->dims < 1 || config->dims > 3)
-    return plugin::fail(DPK_ERROR_INVALID_RANGE, "enqueue_launch: dims must be 1, 2 or 3, got " + std::to_string(config->dims));
-  for (uint32_t i = 0; i < numArgs; ++i) {
-    if (!plugin::isKnownArgKind(args[i]))
-      return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: argument " + std::to_string(i) +
-                                                          " has unknown kind " + std::to_string(plugin::argKind(args[i])));
-    bool valueNeeded = args[i].kind == DPK_ARG_POINTER || args[i].kind == DPK_ARG_SCALAR;
-    if (valueNeeded && !args[i].value)
-      return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: argument " + std::to_string(i) + " has no value");
-  }
-  DPK_RETURN_ON_FAILURE(checkDependencies(numDeps, deps, "enqueue_launch"));
-
   GroupShape shape;
   std::string error;
   dpk_status_t status = chooseGroupShape(*config, kernel->entry, shape, error);

@@ -33,13 +33,9 @@ dpk_status_t dpk_pl_event_s::wait() {
 namespace dpk::host {
 
 dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events) {
-  if (numEvents && !events)
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "event_wait: events is null");
   dpk_status_t first = DPK_SUCCESS;
   std::string firstCause;
   for (uint32_t i = 0; i < numEvents; ++i) {
-    if (!events[i])
-      return plugin::fail(DPK_ERROR_INVALID_HANDLE, "event_wait: event " + std::to_string(i) + " is null");
     dpk_status_t status = events[i]->wait();
     if (status != DPK_SUCCESS && first == DPK_SUCCESS) {
       first = status;
@@ -53,16 +49,12 @@ dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events) {
 }
 
 dpk_status_t eventStatus(dpk_pl_event_t event, dpk_event_status_t *out) {
-  if (!event || !out)
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "event_status: null argument");
   std::lock_guard<std::mutex> lock(event->mutex);
   *out = event->status;
   return DPK_SUCCESS;
 }
 
 dpk_status_t eventElapsedNs(dpk_pl_event_t event, uint64_t *out) {
-  if (!event || !out)
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "event_elapsed_ns: null argument");
   std::lock_guard<std::mutex> lock(event->mutex);
   if (event->status != DPK_EVENT_COMPLETE)
     return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "event_elapsed_ns: the command has not completed");
@@ -72,8 +64,6 @@ dpk_status_t eventElapsedNs(dpk_pl_event_t event, uint64_t *out) {
 }
 
 dpk_status_t eventRelease(dpk_pl_event_t event) {
-  if (!event)
-    return plugin::fail(DPK_ERROR_INVALID_HANDLE, "event_release: null event");
   event->release();
   return DPK_SUCCESS;
 }

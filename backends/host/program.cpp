@@ -12,8 +12,6 @@ namespace dpk::host {
 
 dpk_status_t programCreate(dpk_pl_context_t context, dpk_artifact_format_t format, const void *data,
                            size_t size, const char *options, dpk_pl_program_t *out) {
-  if (!context || !data || !out)
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "program_create: null argument");
   if (format != DPK_FORMAT_HOST_NATIVE)
     return plugin::fail(DPK_ERROR_UNSUPPORTED,
                         "program_create: the host backend accepts only DPK_FORMAT_HOST_NATIVE artifacts (got format " +
@@ -42,15 +40,11 @@ dpk_status_t programCreate(dpk_pl_context_t context, dpk_artifact_format_t forma
 }
 
 dpk_status_t programRelease(dpk_pl_program_t program) {
-  if (!program)
-    return plugin::fail(DPK_ERROR_INVALID_HANDLE, "program_release: null program");
   program->release();
   return DPK_SUCCESS;
 }
 
 dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out) {
-  if (!program || !name || !out)
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "kernel_create: null argument");
   for (const auto &stored : program->entries) {
     if (stored.name != name)
       continue;
@@ -62,16 +56,12 @@ dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_ker
 }
 
 dpk_status_t kernelRelease(dpk_pl_kernel_t kernel) {
-  if (!kernel)
-    return plugin::fail(DPK_ERROR_INVALID_HANDLE, "kernel_release: null kernel");
   kernel->program->release();
   delete kernel;
   return DPK_SUCCESS;
 }
 
 dpk_status_t kernelMaxWorkGroupSize(dpk_pl_kernel_t kernel, uint64_t *out) {
-  if (!kernel || !out)
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "kernel_max_work_group_size: null argument");
   const uint64_t *required = kernel->entry.required_local_size;
   if (required[0] || required[1] || required[2]) {
     uint64_t product = 1;

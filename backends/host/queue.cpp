@@ -132,22 +132,16 @@ void dpk_pl_queue_s::dispatchLoop() {
 namespace dpk::host {
 
 dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out) {
-  if (!context || !out)
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "queue_create: null argument");
   *out = new dpk_pl_queue_s(flags);
   return DPK_SUCCESS;
 }
 
 dpk_status_t queueRelease(dpk_pl_queue_t queue) {
-  if (!queue)
-    return plugin::fail(DPK_ERROR_INVALID_HANDLE, "queue_release: null queue");
   delete queue;
   return DPK_SUCCESS;
 }
 
 dpk_status_t queueFinish(dpk_pl_queue_t queue) {
-  if (!queue)
-    return plugin::fail(DPK_ERROR_INVALID_HANDLE, "queue_finish: null queue");
   return queue->finish();
 }
 

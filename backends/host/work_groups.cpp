@@ -160,17 +160,16 @@ dpk_status_t chooseGroupShape(const dpk_launch_config_t &config, const dpk_host_
                               GroupShape &out, std::string &error) {
   GroupShape shape;
   shape.dims = config.dims;
-  const bool isRange = !config.local_size[0] && !config.local_size[1] && !config.local_size[2];
+  // As the core reads it (LaunchRange.h): no local size set in the dimensions the launch uses.
+  bool isRange = true;
+  for (uint32_t d = 0; d < config.dims; ++d)
+    isRange = isRange && config.local_size[d] == 0;
   const uint64_t *required = entry.required_local_size;
   const bool specialized = required[0] || required[1] || required[2];
   for (uint32_t d = 0; d < 3; ++d) {
     bool used = d < config.dims;
     shape.global[d] = used ? config.global_size[d] : 1;
     shape.local[d] = !used ? 1 : isRange ? 0 : config.local_size[d];
-    if (used && shape.global[d] == 0) {
-      error = "global size of dimension " + std::to_string(d) + " is 0";
-      return DPK_ERROR_INVALID_RANGE;
-    }
   }
   if (specialized) {
     for (uint32_t d = 0; d < config.dims; ++d) {
@@ -190,6 +189,8 @@ dpk_status_t chooseGroupShape(const dpk_launch_config_t &config, const dpk_host_
     out = shape;
     return DPK_SUCCESS; // a Range may leave a remainder: runLaunch covers it
   }
+  // The core checks that an NdRange's local sizes divide; a kernel compiled for a local size
+  // launched as a Range gets that size, which may not.
   uint64_t product = 1;
   for (uint32_t d = 0; d < 3; ++d) {
     if (shape.global[d] % shape.local[d] != 0) {

@@ -26,8 +26,10 @@ struct GroupShape {
   uint64_t local[3];
 };
 
-/// Checks an NdRange shape or picks one for a Range launch (local sizes all zero). A kernel
-/// specialized on a local size (required_local_size) gets that one. Errors name the dimension.
+/// Picks the work-group shape of a well-formed launch (the core checks the range's shape): an
+/// NdRange's own, or one chosen for a Range launch (local sizes all zero). A kernel specialized
+/// on a local size (required_local_size) gets that one. Checks the host's work-group limit and
+/// the kernel's compiled local size; errors name the dimension.
 dpk_status_t chooseGroupShape(const dpk_launch_config_t &config, const dpk_host_kernel_entry_t &entry,
                               GroupShape &out, std::string &error);
 

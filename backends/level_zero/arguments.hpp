@@ -21,7 +21,8 @@ struct ZeArgument {
 /// POINTER: the address of the void* holding the USM pointer, size 8 (Level Zero reads the
 /// pointer value from there). SCALAR: its bytes. LOCAL: the byte size with a NULL value, which
 /// Level Zero reads as "this much work-group local memory". `expected` is the kernel's argument
-/// count from zeKernelGetProperties (0 = unknown). Returns "" or what is wrong.
+/// count from zeKernelGetProperties (0 = unknown). The core has checked each argument's kind,
+/// value and size; returns "" or why the list does not fit the kernel.
 std::string marshalArguments(uint32_t numArgs, const dpk_kernel_arg_t *args, uint32_t expected,
                              std::vector<ZeArgument> &out);
 

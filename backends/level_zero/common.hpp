@@ -4,16 +4,17 @@
 #define DPK_BACKENDS_LEVEL_ZERO_COMMON_HPP
 
 #include "PluginSupport.h"
+#include "RefCounted.h"
 #include "dpk/plugin.h"
 
 #include <level_zero/ze_api.h>
 
-#include <atomic>
 #include <string>
 
 namespace dpk::level_zero {
 
 using plugin::fail;
+using plugin::RefCounted;
 
 /// The dpk status a Level Zero result stands for.
 dpk_status_t mapZeResult(ze_result_t result);
@@ -27,17 +28,6 @@ std::string describeZeResult(ze_result_t result);
 /// Records "<call>: <description>[: <context>]" with the native code as this thread's last error
 /// and returns the mapped status; DPK_SUCCESS (recording nothing) for ZE_RESULT_SUCCESS.
 dpk_status_t checkZe(ze_result_t result, const char *call, const std::string &context = {});
-
-/// An intrusive count for handles that others keep alive (contexts, programs).
-class RefCounted {
-public:
-  void retain() { Count.fetch_add(1, std::memory_order_relaxed); }
-  /// True when this was the last reference.
-  bool releaseRef() { return Count.fetch_sub(1, std::memory_order_acq_rel) == 1; }
-
-private:
-  std::atomic<int> Count{1};
-};
 
 } // namespace dpk::level_zero
 

@@ -13,10 +13,6 @@ void releaseContextRef(Context *context) {
 }
 
 dpk_status_t contextCreate(dpk_pl_device_t device, dpk_pl_context_t *out) {
-  if (!device)
-    return fail(DPK_ERROR_INVALID_HANDLE, "context_create: device is NULL");
-  if (!out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "context_create: out is NULL");
   auto context = std::make_unique<Context>();
   context->device = toDevice(device);
   ze_context_desc_t desc{};
@@ -28,8 +24,6 @@ dpk_status_t contextCreate(dpk_pl_device_t device, dpk_pl_context_t *out) {
 }
 
 dpk_status_t contextRelease(dpk_pl_context_t context) {
-  if (!context)
-    return fail(DPK_ERROR_INVALID_HANDLE, "context_release: context is NULL");
   releaseContextRef(toContext(context));
   return DPK_SUCCESS;
 }

@@ -1,26 +1,18 @@
 // device.cpp - zeInit, driver and device discovery, device properties.
 #include "device.hpp"
 
+#include "DeviceList.h"
+
 #include <cstdio>
-#include <cstring>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 namespace dpk::level_zero {
 namespace {
 
-struct Platform {
-  std::mutex lock;
-  bool initialized = false;
-  std::vector<std::unique_ptr<Device>> devices;
-  std::string noDeviceReason;
-  void (*log)(int, const char *, const char *) = nullptr;
-};
-
-Platform &platform() {
-  static Platform instance;
-  return instance;
+plugin::DeviceList<Device> &deviceList() {
+  static plugin::DeviceList<Device> list("level_zero", "Level Zero");
+  return list;
 }
 
 /// Reads one device's properties; the error names the failed call.
@@ -77,8 +69,9 @@ dpk_status_t readDevice(ze_driver_handle_t driver, ze_device_handle_t native, De
   return DPK_SUCCESS;
 }
 
-/// Discovers every root device of every driver. Returns "" or why there are none.
-std::string discover(Platform &p) {
+/// Discovers every root device of every driver. Returns "" or why there are none: no driver is
+/// not an error.
+std::string discover(plugin::DeviceList<Device>::Devices &devices) {
   // zeInit with no flags: GPU and VPU drivers alike. It fails fast, without hanging, when the
   // loader finds no driver (ZE_RESULT_ERROR_UNINITIALIZED).
   ze_result_t rc = zeInit(0);
@@ -107,17 +100,13 @@ std::string discover(Platform &p) {
         logDiagnostic(2, "plugin.device_skipped", plugin::lastError(nullptr));
         continue;
       }
-      device->index = static_cast<uint32_t>(p.devices.size());
-      p.devices.push_back(std::move(device));
+      device->index = static_cast<uint32_t>(devices.size());
+      devices.push_back(std::move(device));
     }
   }
-  if (p.devices.empty())
+  if (devices.empty())
     return "no usable Level Zero device on " + std::to_string(driverCount) + " driver(s)";
   return {};
-}
-
-void copyString(char *dst, size_t capacity, const std::string &src) {
-  std::snprintf(dst, capacity, "%s", src.c_str());
 }
 
 } // namespace
@@ -127,72 +116,34 @@ std::string Device::label() const {
 }
 
 void logDiagnostic(int level, const char *what, const std::string &message) {
-  if (auto *log = platform().log)
-    log(level, what, message.c_str());
+  deviceList().log(level, what, message);
 }
 
 dpk_status_t init(const dpk_plugin_host_services_t *services) {
-  Platform &p = platform();
-  std::lock_guard<std::mutex> guard(p.lock);
-  if (services && services->struct_size >= sizeof(dpk_plugin_host_services_t))
-    p.log = services->log;
-  if (p.initialized)
-    return DPK_SUCCESS;
-  p.initialized = true;
-  // No driver is not an error: the plugin stays loaded with zero devices and the reason.
-  p.noDeviceReason = discover(p);
-  logDiagnostic(2, "plugin.devices",
-                "level_zero: " + std::to_string(p.devices.size()) + " device(s)" +
-                    (p.noDeviceReason.empty() ? "" : ": " + p.noDeviceReason));
-  return DPK_SUCCESS;
+  return deviceList().init(services, discover);
 }
 
-void shutdown() {
-  Platform &p = platform();
-  std::lock_guard<std::mutex> guard(p.lock);
-  p.devices.clear();
-  p.noDeviceReason.clear();
-  p.initialized = false;
-}
+void shutdown() { deviceList().shutdown(); }
 
 dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices) {
-  if (!count)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "get_devices: count is NULL");
-  Platform &p = platform();
-  std::lock_guard<std::mutex> guard(p.lock);
-  if (!p.initialized)
-    return fail(DPK_ERROR_GENERIC, "get_devices: the Level Zero plugin was not initialized");
-  plugin::listDevices(p.devices, count, devices);
-  return DPK_SUCCESS;
+  return deviceList().getDevices(count, devices);
 }
 
-const char *noDeviceReason() {
-  Platform &p = platform();
-  std::lock_guard<std::mutex> guard(p.lock);
-  if (!p.initialized)
-    return "the Level Zero plugin was not initialized";
-  return p.noDeviceReason.c_str();
-}
+const char *noDeviceReason() { return deviceList().noDeviceReason(); }
 
 dpk_status_t deviceGetProps(dpk_pl_device_t handle, dpk_device_props_t *out) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "device_get_props: device is NULL");
-  if (!out || out->struct_size == 0)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "device_get_props: out is NULL or has no struct_size");
   const Device &d = *toDevice(handle);
-  dpk_device_props_t props;
-  std::memset(&props, 0, sizeof(props));
-  copyString(props.name, sizeof(props.name), d.props.name);
+  dpk_device_props_t props{};
+  props.struct_size = sizeof(props);
+  plugin::copyString(props.name, d.props.name);
   char vendor[32];
   std::snprintf(vendor, sizeof(vendor), "vendor 0x%04x", d.props.vendorId);
-  copyString(props.vendor, sizeof(props.vendor),
-             d.props.vendorId == 0x8086 ? "Intel(R) Corporation" : vendor);
-  copyString(props.driver_version, sizeof(props.driver_version),
-             "Level Zero driver " + std::to_string(d.driverVersion));
+  plugin::copyString(props.vendor, d.props.vendorId == 0x8086 ? "Intel(R) Corporation" : vendor);
+  plugin::copyString(props.driver_version, "Level Zero driver " + std::to_string(d.driverVersion));
   // SPIR-V is device independent; the identity still names the device for the cache.
   char target[128];
   std::snprintf(target, sizeof(target), "spirv:%s:0x%04x", d.props.name, d.props.deviceId);
-  copyString(props.target_id, sizeof(props.target_id), target);
+  plugin::copyString(props.target_id, target);
   switch (d.props.type) {
   case ZE_DEVICE_TYPE_CPU:
     props.type = DPK_DEVICE_TYPE_CPU;
@@ -232,10 +183,8 @@ dpk_status_t deviceGetProps(dpk_pl_device_t handle, dpk_device_props_t *out) {
                 d.props.numSlices, d.props.numSubslicesPerSlice, d.props.numEUsPerSubslice,
                 d.props.numThreadsPerEU, d.props.physicalEUSimdWidth, d.compute.numSubGroupSizes,
                 d.maxFillPatternSize, static_cast<unsigned long long>(d.props.timerResolution));
-  copyString(props.extra, sizeof(props.extra), extra);
-  size_t size = out->struct_size < sizeof(props) ? out->struct_size : sizeof(props);
-  props.struct_size = out->struct_size;
-  std::memcpy(out, &props, size);
+  plugin::copyString(props.extra, extra);
+  plugin::copyDeviceProps(props, out);
   return DPK_SUCCESS;
 }
 

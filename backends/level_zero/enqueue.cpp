@@ -3,6 +3,10 @@
 // Kernel ABI: SPIR-V kernels take dpk's arguments in order (see arguments.hpp); LOCAL arguments
 // are Workgroup-storage pointer parameters sized at launch. dpk dimension d of an n-dimensional
 // launch is Level Zero dimension n-1-d (see geometry.hpp).
+//
+// The core checked the handles, argument kinds and values, the range's shape and the fill
+// pattern before these entries run (core/runtime/PluginValidation.cpp); what is checked here is
+// what only the kernel, the device and the driver know.
 #include "enqueue.hpp"
 
 #include "arguments.hpp"
@@ -16,10 +20,6 @@ namespace dpk::level_zero {
 
 dpk_status_t enqueueCopy(dpk_pl_queue_t handle, void *dst, const void *src, size_t bytes,
                          uint32_t numDeps, const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "enqueue_copy: queue is NULL");
-  if (bytes && (!dst || !src))
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_copy: dst or src is NULL");
   Queue &queue = *toQueue(handle);
   std::lock_guard<std::mutex> guard(queue.lock);
   Command command;
@@ -40,9 +40,6 @@ dpk_status_t enqueueCopy(dpk_pl_queue_t handle, void *dst, const void *src, size
 dpk_status_t enqueueFill(dpk_pl_queue_t handle, void *dst, const void *pattern, size_t patternSize,
                          size_t bytes, uint32_t numDeps, const dpk_pl_event_t *deps,
                          dpk_pl_event_t *outEvent) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "enqueue_fill: queue is NULL");
-  RETURN_ON_FAILURE(plugin::checkFillArguments(dst, pattern, patternSize, bytes));
   Queue &queue = *toQueue(handle);
   const Device &device = *queue.context->device;
   if (patternSize > device.maxFillPatternSize)
@@ -69,30 +66,10 @@ dpk_status_t enqueueLaunch(dpk_pl_queue_t handle, dpk_pl_kernel_t kernelHandle,
                            const dpk_launch_config_t *config, uint32_t numArgs,
                            const dpk_kernel_arg_t *args, uint32_t numDeps,
                            const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
-  if (!handle || !kernelHandle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "enqueue_launch: queue or kernel is NULL");
-  if (!config)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: config is NULL");
   Queue &queue = *toQueue(handle);
   Kernel &kernel = *toKernel(kernelHandle);
   const Device &device = *queue.context->device;
   auto where = [&] { return "kernel '" + kernel.name + "' on " + device.label(); };
-
-  // An empty range runs nothing, but still orders and signals like any command.
-  bool empty = config->dims >= 1 && config->dims <= 3 &&
-               (config->global_size[0] == 0 || (config->dims > 1 && config->global_size[1] == 0) ||
-                (config->dims > 2 && config->global_size[2] == 0));
-  if (empty) {
-    std::lock_guard<std::mutex> guard(queue.lock);
-    Command command;
-    RETURN_ON_FAILURE(
-        prepareCommand(queue, numDeps, deps, CommandKind::Kernel, 0, kernel.name, command));
-    ZE_RETURN_ON_FAILURE(zeCommandListAppendBarrier(queue.list, command.event->native,
-                                                    static_cast<uint32_t>(command.waits.size()),
-                                                    command.waits.data()),
-                         "zeCommandListAppendBarrier");
-    return commitCommand(queue, command, outEvent);
-  }
 
   std::vector<ZeArgument> values;
   std::string why = marshalArguments(numArgs, args, kernel.numArgs, values);

@@ -18,19 +18,7 @@ Event::~Event() {
 }
 
 std::string Event::describe() const {
-  std::string what;
-  switch (kind) {
-  case CommandKind::Kernel:
-    what = "kernel '" + kernel + "'";
-    break;
-  case CommandKind::Copy:
-    what = "copy of " + std::to_string(bytes) + " bytes";
-    break;
-  case CommandKind::Fill:
-    what = "fill of " + std::to_string(bytes) + " bytes";
-    break;
-  }
-  return what + " on " + device->label();
+  return plugin::describeCommand(kind, bytes, kernel) + " on " + device->label();
 }
 
 namespace {
@@ -68,11 +56,6 @@ dpk_status_t createEvent(Queue &queue, std::shared_ptr<Event> &out) {
 dpk_status_t prepareCommand(Queue &queue, uint32_t numDeps, const dpk_pl_event_t *deps,
                             CommandKind kind, size_t bytes, const std::string &kernel,
                             Command &out) {
-  if (numDeps && !deps)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "deps is NULL with num_deps > 0");
-  for (uint32_t i = 0; i < numDeps; ++i)
-    if (!deps[i])
-      return fail(DPK_ERROR_INVALID_HANDLE, "dependency " + std::to_string(i) + " is NULL");
   // Drop what the device is done with, so a long-running queue does not grow without bound.
   queue.inFlight.erase(std::remove_if(queue.inFlight.begin(), queue.inFlight.end(),
                                       [&](const std::shared_ptr<Event> &e) {
@@ -107,11 +90,7 @@ dpk_status_t commitCommand(Queue &queue, Command &command, dpk_pl_event_t *outEv
 }
 
 dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events) {
-  if (numEvents && !events)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "event_wait: events is NULL");
   for (uint32_t i = 0; i < numEvents; ++i) {
-    if (!events[i])
-      return fail(DPK_ERROR_INVALID_HANDLE, "event_wait: event " + std::to_string(i) + " is NULL");
     const Event &event = toEvent(events[i]);
     ze_result_t rc = zeEventHostSynchronize(event.native, UINT64_MAX);
     if (rc != ZE_RESULT_SUCCESS)
@@ -121,10 +100,6 @@ dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events) {
 }
 
 dpk_status_t eventStatus(dpk_pl_event_t handle, dpk_event_status_t *out) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "event_status: event is NULL");
-  if (!out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "event_status: out is NULL");
   ze_result_t rc = zeEventQueryStatus(toEvent(handle).native);
   if (rc == ZE_RESULT_SUCCESS)
     *out = DPK_EVENT_COMPLETE;
@@ -136,10 +111,6 @@ dpk_status_t eventStatus(dpk_pl_event_t handle, dpk_event_status_t *out) {
 }
 
 dpk_status_t eventElapsedNs(dpk_pl_event_t handle, uint64_t *out) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "event_elapsed_ns: event is NULL");
-  if (!out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "event_elapsed_ns: out is NULL");
   const Event &event = toEvent(handle);
   if (!event.timestamps)
     return fail(DPK_ERROR_UNSUPPORTED,
@@ -157,8 +128,6 @@ dpk_status_t eventElapsedNs(dpk_pl_event_t handle, uint64_t *out) {
 }
 
 dpk_status_t eventRelease(dpk_pl_event_t handle) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "event_release: event is NULL");
   delete reinterpret_cast<EventHandle *>(handle);
   return DPK_SUCCESS;
 }

@@ -11,6 +11,8 @@
 #include "context.hpp"
 #include "entries.hpp"
 
+#include "CommandKind.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,7 +21,7 @@ namespace dpk::level_zero {
 
 struct Queue;
 
-enum class CommandKind { Kernel, Copy, Fill };
+using plugin::CommandKind;
 
 struct Event {
   Context *context = nullptr; // holds a reference: the pool belongs to the context

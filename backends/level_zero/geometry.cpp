@@ -1,18 +1,18 @@
 // geometry.cpp - dimension reversal and group counts for Level Zero launches.
 #include "geometry.hpp"
 
+#include <cassert>
+
 namespace dpk::level_zero {
 
 std::string toApiOrder(const dpk_launch_config_t &config, ApiRange &out) {
-  if (config.dims < 1 || config.dims > 3)
-    return "dims is " + std::to_string(config.dims) + ", not 1, 2 or 3";
+  assert(config.dims >= 1 && config.dims <= 3 && "the core checks the range's shape");
   const uint32_t dims = config.dims;
-  unsigned zeros = 0;
+  bool range = true;
   ApiRange r;
   for (uint32_t d = 0; d < dims; ++d) {
     uint32_t i = dims - 1 - d;
-    if (config.global_size[d] == 0)
-      return "global size of dimension " + std::to_string(d) + " is 0";
+    assert(config.global_size[d] != 0 && "the core checks the range's shape");
     // zeKernelSuggestGroupSize and ze_group_count_t take 32-bit sizes.
     if (config.global_size[d] > UINT32_MAX)
       return "global size " + std::to_string(config.global_size[d]) + " of dimension " +
@@ -21,12 +21,9 @@ std::string toApiOrder(const dpk_launch_config_t &config, ApiRange &out) {
       return "local size of dimension " + std::to_string(d) + " exceeds 2^32-1";
     r.global[i] = static_cast<uint32_t>(config.global_size[d]);
     r.local[i] = config.local_size[d] ? static_cast<uint32_t>(config.local_size[d]) : 1;
-    if (config.local_size[d] == 0)
-      ++zeros;
+    range = range && config.local_size[d] == 0;
   }
-  if (zeros != 0 && zeros != dims)
-    return "local size is zero in some dimensions but not all";
-  r.range = zeros == dims;
+  r.range = range;
   out = r;
   return {};
 }

@@ -27,11 +27,13 @@ struct GroupLimits {
   uint64_t maxCount[3] = {0, 0, 0};
 };
 
-/// Reverses the dimensions and checks the configuration's shape. Returns "" or why not.
+/// Reverses the dimensions of a well-formed configuration (the core checks its shape) and checks
+/// that it fits the API's 32-bit sizes. Returns "" or why not.
 std::string toApiOrder(const dpk_launch_config_t &config, ApiRange &out);
 
-/// Checks a group size (chosen by the caller or by zeKernelSuggestGroupSize) against the range
-/// and the device, and computes the group counts. Returns "" or why the launch cannot run.
+/// Checks a group size (chosen by the caller or by zeKernelSuggestGroupSize, whose answer the
+/// core never saw) against the range and the device, and computes the group counts. Returns ""
+/// or why the launch cannot run.
 std::string groupCounts(const ApiRange &range, const uint32_t group[3], const GroupLimits &limits,
                         uint32_t dims, uint32_t counts[3]);
 

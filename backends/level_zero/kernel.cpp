@@ -6,10 +6,6 @@
 namespace dpk::level_zero {
 
 dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out) {
-  if (!program)
-    return fail(DPK_ERROR_INVALID_HANDLE, "kernel_create: program is NULL");
-  if (!name || !out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "kernel_create: name or out is NULL");
   Program &prog = *toProgram(program);
   auto kernel = std::make_unique<Kernel>();
   kernel->program = &prog;
@@ -30,8 +26,6 @@ dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_ker
 }
 
 dpk_status_t kernelRelease(dpk_pl_kernel_t handle) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "kernel_release: kernel is NULL");
   Kernel *kernel = toKernel(handle);
   Program *program = kernel->program;
   zeKernelDestroy(kernel->native);
@@ -41,10 +35,6 @@ dpk_status_t kernelRelease(dpk_pl_kernel_t handle) {
 }
 
 dpk_status_t kernelMaxWorkGroupSize(dpk_pl_kernel_t handle, uint64_t *out) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "kernel_max_work_group_size: kernel is NULL");
-  if (!out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "kernel_max_work_group_size: out is NULL");
   // The core API has no per-kernel limit (that is an extension); the device's is the bound.
   *out = toKernel(handle)->program->context->device->compute.maxTotalGroupSize;
   return DPK_SUCCESS;

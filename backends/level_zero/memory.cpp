@@ -6,13 +6,6 @@ namespace dpk::level_zero {
 
 dpk_status_t memAlloc(dpk_pl_context_t handle, dpk_mem_kind_t kind, size_t size, size_t alignment,
                       void **out) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "mem_alloc: context is NULL");
-  if (!out || size == 0)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "mem_alloc: out is NULL or size is 0");
-  if (alignment & (alignment - 1))
-    return fail(DPK_ERROR_INVALID_ARGUMENT,
-                "mem_alloc: alignment " + std::to_string(alignment) + " is not a power of two");
   Context &context = *toContext(handle);
   ze_device_mem_alloc_desc_t deviceDesc{};
   deviceDesc.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC;
@@ -44,8 +37,6 @@ dpk_status_t memAlloc(dpk_pl_context_t handle, dpk_mem_kind_t kind, size_t size,
 }
 
 dpk_status_t memFree(dpk_pl_context_t handle, void *ptr) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "mem_free: context is NULL");
   if (!ptr)
     return DPK_SUCCESS;
   ZE_RETURN_ON_FAILURE(zeMemFree(toContext(handle)->native, ptr), "zeMemFree");

@@ -6,12 +6,6 @@
 namespace dpk::level_zero {
 
 dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out) {
-  if (!context)
-    return fail(DPK_ERROR_INVALID_HANDLE, "queue_create: context is NULL");
-  if (!out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "queue_create: out is NULL");
-  if (flags & ~uint32_t(DPK_PL_QUEUE_OUT_OF_ORDER | DPK_PL_QUEUE_PROFILING))
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "queue_create: unknown flags");
   auto queue = std::make_unique<Queue>();
   queue->context = toContext(context);
   queue->profiling = (flags & DPK_PL_QUEUE_PROFILING) != 0;
@@ -31,8 +25,6 @@ dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_
 }
 
 dpk_status_t queueFinish(dpk_pl_queue_t handle) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "queue_finish: queue is NULL");
   Queue &queue = *toQueue(handle);
   std::shared_ptr<Event> last;
   {
@@ -52,8 +44,6 @@ dpk_status_t queueFinish(dpk_pl_queue_t handle) {
 }
 
 dpk_status_t queueRelease(dpk_pl_queue_t handle) {
-  if (!handle)
-    return fail(DPK_ERROR_INVALID_HANDLE, "queue_release: queue is NULL");
   Queue *queue = toQueue(handle);
   // A command list must not be destroyed while the device still executes from it.
   dpk_status_t status = DPK_SUCCESS;

@@ -13,8 +13,6 @@ dpk_pl_context_s::~dpk_pl_context_s() {
 namespace dpk::opencl {
 
 dpk_status_t contextCreate(dpk_pl_device_t device, dpk_pl_context_t *out) {
-  if (!device || !out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "context_create: null argument");
   auto context = std::make_unique<dpk_pl_context_s>();
   context->device = device;
   cl_context_properties properties[] = {
@@ -27,8 +25,6 @@ dpk_status_t contextCreate(dpk_pl_device_t device, dpk_pl_context_t *out) {
 }
 
 dpk_status_t contextRelease(dpk_pl_context_t context) {
-  if (!context)
-    return fail(DPK_ERROR_INVALID_HANDLE, "context_release: null context");
   delete context;
   return DPK_SUCCESS;
 }

@@ -1,6 +1,8 @@
 // device.cpp - platform and device discovery, properties, and the memory strategy per device.
 #include "device.hpp"
 
+#include "DeviceList.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -58,10 +60,6 @@ template <typename T> T deviceValue(cl_device_id device, cl_device_info param, T
 
 bool hasExtension(const std::string &extensions, const char *name) {
   return (" " + extensions + " ").find(std::string(" ") + name + " ") != std::string::npos;
-}
-
-void copyString(char *dst, size_t capacity, const std::string &src) {
-  std::snprintf(dst, capacity, "%s", src.c_str());
 }
 
 /// "OpenCL 3.0 CUDA" -> 300.
@@ -172,10 +170,10 @@ void describeDevice(dpk_pl_device_s &device) {
   dpk_device_props_t &props = device.props;
   std::memset(&props, 0, sizeof props);
   props.struct_size = sizeof props;
-  copyString(props.name, sizeof props.name, name);
-  copyString(props.vendor, sizeof props.vendor, deviceString(native, CL_DEVICE_VENDOR));
-  copyString(props.driver_version, sizeof props.driver_version, driver);
-  copyString(props.target_id, sizeof props.target_id, targetId(platformName, name, driver));
+  plugin::copyString(props.name, name);
+  plugin::copyString(props.vendor, deviceString(native, CL_DEVICE_VENDOR));
+  plugin::copyString(props.driver_version, driver);
+  plugin::copyString(props.target_id, targetId(platformName, name, driver));
   auto type = deviceValue<cl_device_type>(native, CL_DEVICE_TYPE);
   props.type = (type & CL_DEVICE_TYPE_GPU)   ? DPK_DEVICE_TYPE_GPU
                : (type & CL_DEVICE_TYPE_CPU) ? DPK_DEVICE_TYPE_CPU
@@ -216,7 +214,7 @@ void describeDevice(dpk_pl_device_s &device) {
       "\nmem_base_addr_align_bytes=" + std::to_string(device.baseAddressAlignment) +
       "\nglobal_mem_cache_bytes=" +
       std::to_string(deviceValue<cl_ulong>(native, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE)) + "\n";
-  copyString(props.extra, sizeof props.extra, extra);
+  plugin::copyString(props.extra, extra);
 }
 
 /// Fills the list once; each platform that fails to answer is skipped and named in the reason.
@@ -269,8 +267,6 @@ const char *memoryStrategyName(MemoryStrategyKind kind) {
 }
 
 dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices) {
-  if (!count)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "get_devices: count is null");
   DeviceList &list = deviceList();
   std::lock_guard<std::mutex> lock(list.mutex);
   if (!list.enumerated)
@@ -286,11 +282,7 @@ const char *noDeviceReason() {
 }
 
 dpk_status_t deviceGetProps(dpk_pl_device_t device, dpk_device_props_t *out) {
-  if (!device || !out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "device_get_props: null argument");
-  if (out->struct_size < sizeof(dpk_device_props_t))
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "device_get_props: struct_size too small");
-  *out = device->props;
+  plugin::copyDeviceProps(device->props, out);
   return DPK_SUCCESS;
 }
 

@@ -1,5 +1,9 @@
 // enqueue.cpp - copies, fills and launches, each one OpenCL command whose cl_event becomes the
 // dpk event.
+//
+// The core checked the handles, argument kinds and values, the range's shape and the fill
+// pattern before these entries run (core/runtime/PluginValidation.cpp); what is checked here is
+// what only this context's allocations and the kernel know.
 #include "enqueue.hpp"
 
 #include <cstring>
@@ -8,7 +12,7 @@
 namespace dpk::opencl {
 namespace {
 
-/// A command that does nothing but order: for empty copies, fills and launches.
+/// A command that does nothing but order: for empty copies and fills.
 dpk_status_t enqueueMarker(cl_command_queue queue, const WaitList &waitList,
                            dpk_pl_event_t *outEvent) {
   cl_event done = nullptr;
@@ -50,18 +54,12 @@ dpk_status_t copyBuffers(dpk_pl_queue_t queue, void *dst, const Location &to, co
                  "clEnqueueMarkerWithWaitList");
 }
 
-bool isPowerOfTwo(size_t value) { return value && !(value & (value - 1)); }
-
 /// Sets kernel argument `index`; a sub-buffer made for a pointer goes to `subBuffers`.
 dpk_status_t setArgument(dpk_pl_context_s &context, dpk_pl_kernel_s &kernel, cl_uint index,
                          const dpk_kernel_arg_t &arg, std::vector<cl_mem> &subBuffers) {
   std::string which = "argument " + std::to_string(index) + " of kernel '" + kernel.name + "'";
-  if (!plugin::isKnownArgKind(arg))
-    return fail(DPK_ERROR_INVALID_ARGUMENT, which + ": unknown kind " + std::to_string(plugin::argKind(arg)));
   switch (arg.kind) {
   case DPK_ARG_POINTER: {
-    if (!arg.value)
-      return fail(DPK_ERROR_INVALID_ARGUMENT, which + ": pointer argument without a value");
     cl_mem subBuffer = nullptr;
     dpk_status_t status = setPointerArgument(context, kernel.native, index,
                                              *static_cast<void *const *>(arg.value), &subBuffer);
@@ -76,17 +74,16 @@ dpk_status_t setArgument(dpk_pl_context_s &context, dpk_pl_kernel_s &kernel, cl_
     return checkCl(clSetKernelArg(kernel.native, index, arg.size, nullptr), "clSetKernelArg",
                    which);
   }
-  return fail(DPK_ERROR_INVALID_ARGUMENT, which + ": unknown kind"); // not reached: checked above
+  // Not reached: the core checks argument kinds.
+  return fail(DPK_ERROR_INVALID_ARGUMENT, which + ": unknown kind");
 }
 
 } // namespace
 
 dpk_status_t enqueueCopy(dpk_pl_queue_t queue, void *dst, const void *src, size_t bytes,
                          uint32_t numDeps, const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
-  if (!queue || ((!dst || !src) && bytes))
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_copy: null argument");
   WaitList waitList;
-  DPK_RETURN_ON_FAILURE(waitList.assign(numDeps, deps));
+  waitList.assign(numDeps, deps);
   if (bytes == 0)
     return enqueueMarker(queue->native, waitList, outEvent);
   dpk_pl_context_s &context = *queue->context;
@@ -118,15 +115,8 @@ dpk_status_t enqueueCopy(dpk_pl_queue_t queue, void *dst, const void *src, size_
 dpk_status_t enqueueFill(dpk_pl_queue_t queue, void *dst, const void *pattern, size_t patternSize,
                          size_t bytes, uint32_t numDeps, const dpk_pl_event_t *deps,
                          dpk_pl_event_t *outEvent) {
-  if (!queue || !dst || !pattern)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill: null argument");
-  if (!isPowerOfTwo(patternSize) || patternSize > 128 || bytes % patternSize)
-    return fail(DPK_ERROR_INVALID_ARGUMENT,
-                "enqueue_fill: pattern size " + std::to_string(patternSize) +
-                    " must be a power of two up to 128 that divides the " +
-                    std::to_string(bytes) + " bytes to fill");
   WaitList waitList;
-  DPK_RETURN_ON_FAILURE(waitList.assign(numDeps, deps));
+  waitList.assign(numDeps, deps);
   if (bytes == 0)
     return enqueueMarker(queue->native, waitList, outEvent);
   dpk_pl_context_s &context = *queue->context;
@@ -165,8 +155,6 @@ dpk_status_t enqueueLaunch(dpk_pl_queue_t queue, dpk_pl_kernel_t kernel,
                            const dpk_launch_config_t *config, uint32_t numArgs,
                            const dpk_kernel_arg_t *args, uint32_t numDeps,
                            const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
-  if (!queue || !kernel || !config || (numArgs && !args))
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch: null argument");
   if (kernel->context != queue->context)
     return fail(DPK_ERROR_INVALID_ARGUMENT,
                 "enqueue_launch: kernel '" + kernel->name + "' belongs to another context");
@@ -175,31 +163,19 @@ dpk_status_t enqueueLaunch(dpk_pl_queue_t queue, dpk_pl_kernel_t kernel,
                                                 "' takes " + std::to_string(kernel->numArgs) +
                                                 " arguments, " + std::to_string(numArgs) +
                                                 " given");
-  uint32_t dims = config->dims;
-  if (dims < 1 || dims > 3)
-    return fail(DPK_ERROR_INVALID_RANGE,
-                "enqueue_launch: " + std::to_string(dims) + " dimensions (1 to 3 allowed)");
   // dpk's dimension d is OpenCL's dims-1-d: dpk's fastest-varying last dimension is OpenCL's 0.
+  // OpenCL 2.0+ would quietly run a partial last work-group where dpk requires whole ones; the
+  // core has checked that an NdRange's local sizes divide its global sizes.
+  uint32_t dims = config->dims;
   size_t global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
-  bool rangeLaunch = true, empty = false;
+  bool rangeLaunch = true;
   for (uint32_t d = 0; d < dims; ++d) {
     global[dims - 1 - d] = config->global_size[d];
     local[dims - 1 - d] = config->local_size[d];
     rangeLaunch = rangeLaunch && config->local_size[d] == 0;
-    empty = empty || config->global_size[d] == 0;
   }
-  // OpenCL 2.0+ would quietly run a partial last work-group; dpk requires whole ones.
-  for (uint32_t d = 0; d < dims && !rangeLaunch; ++d)
-    if (config->local_size[d] == 0 || config->global_size[d] % config->local_size[d])
-      return fail(DPK_ERROR_INVALID_RANGE, "enqueue_launch: in dimension " + std::to_string(d) +
-                                               " the local size " +
-                                               std::to_string(config->local_size[d]) +
-                                               " does not divide the global size " +
-                                               std::to_string(config->global_size[d]));
   WaitList waitList;
-  DPK_RETURN_ON_FAILURE(waitList.assign(numDeps, deps));
-  if (empty)
-    return enqueueMarker(queue->native, waitList, outEvent);
+  waitList.assign(numDeps, deps);
 
   std::vector<cl_mem> subBuffers;
   auto releaseSubBuffers = [&] {

@@ -1,6 +1,7 @@
 // event.cpp - event entry points.
 #include "event.hpp"
 
+#include <cassert>
 #include <new>
 
 namespace dpk::opencl {
@@ -24,17 +25,12 @@ dpk_status_t firstCommandFailure(uint32_t numEvents, const dpk_pl_event_t *event
 
 } // namespace
 
-dpk_status_t WaitList::assign(uint32_t numDeps, const dpk_pl_event_t *deps) {
+void WaitList::assign(uint32_t numDeps, const dpk_pl_event_t *deps) {
   events.clear();
-  if (numDeps && !deps)
-    return fail(DPK_ERROR_INVALID_ARGUMENT,
-                "dependency list is null but has " + std::to_string(numDeps) + " entries");
   for (uint32_t i = 0; i < numDeps; ++i) {
-    if (!deps[i] || !deps[i]->native)
-      return fail(DPK_ERROR_INVALID_HANDLE, "dependency " + std::to_string(i) + " is null");
+    assert(deps[i]->native && "a published event always holds a cl_event");
     events.push_back(deps[i]->native);
   }
-  return DPK_SUCCESS;
 }
 
 dpk_status_t publishEvent(cl_event native, dpk_pl_event_t *out) {
@@ -57,7 +53,7 @@ dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events) {
   if (numEvents == 0)
     return DPK_SUCCESS;
   WaitList waitList;
-  DPK_RETURN_ON_FAILURE(waitList.assign(numEvents, events));
+  waitList.assign(numEvents, events);
   cl_int status = clWaitForEvents(waitList.size(), waitList.data());
   if (status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
     DPK_RETURN_ON_FAILURE(firstCommandFailure(numEvents, events));
@@ -66,8 +62,6 @@ dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events) {
 }
 
 dpk_status_t eventStatus(dpk_pl_event_t event, dpk_event_status_t *out) {
-  if (!event || !out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "event_status: null argument");
   cl_int status = CL_QUEUED;
   CL_RETURN_ON_FAILURE(executionStatus(event->native, &status));
   switch (status) {
@@ -83,8 +77,6 @@ dpk_status_t eventStatus(dpk_pl_event_t event, dpk_event_status_t *out) {
 }
 
 dpk_status_t eventElapsedNs(dpk_pl_event_t event, uint64_t *out) {
-  if (!event || !out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "event_elapsed_ns: null argument");
   cl_ulong start = 0, end = 0;
   CL_RETURN_ON_FAILURE(clGetEventProfilingInfo(event->native, CL_PROFILING_COMMAND_START,
                                                sizeof start, &start, nullptr));
@@ -95,8 +87,6 @@ dpk_status_t eventElapsedNs(dpk_pl_event_t event, uint64_t *out) {
 }
 
 dpk_status_t eventRelease(dpk_pl_event_t event) {
-  if (!event)
-    return fail(DPK_ERROR_INVALID_HANDLE, "event_release: null event");
   delete event;
   return DPK_SUCCESS;
 }

@@ -20,8 +20,7 @@ namespace dpk::opencl {
 /// The cl_events of a dependency list, as clEnqueue* takes them (NULL when empty).
 class WaitList {
 public:
-  /// INVALID_HANDLE when a dependency is null.
-  dpk_status_t assign(uint32_t numDeps, const dpk_pl_event_t *deps);
+  void assign(uint32_t numDeps, const dpk_pl_event_t *deps);
   cl_uint size() const { return static_cast<cl_uint>(events.size()); }
   const cl_event *data() const { return events.empty() ? nullptr : events.data(); }
 

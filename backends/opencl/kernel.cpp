@@ -6,8 +6,6 @@
 namespace dpk::opencl {
 
 dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out) {
-  if (!program || !name || !out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "kernel_create: null argument");
   auto kernel = std::make_unique<dpk_pl_kernel_s>();
   kernel->context = program->context;
   kernel->name = name;
@@ -21,15 +19,11 @@ dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_ker
 }
 
 dpk_status_t kernelRelease(dpk_pl_kernel_t kernel) {
-  if (!kernel)
-    return fail(DPK_ERROR_INVALID_HANDLE, "kernel_release: null kernel");
   delete kernel;
   return DPK_SUCCESS;
 }
 
 dpk_status_t kernelMaxWorkGroupSize(dpk_pl_kernel_t kernel, uint64_t *out) {
-  if (!kernel || !out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "kernel_max_work_group_size: null argument");
   size_t size = 0;
   CL_RETURN_ON_FAILURE(clGetKernelWorkGroupInfo(kernel->native, kernel->context->device->native,
                                                 CL_KERNEL_WORK_GROUP_SIZE, sizeof size, &size,

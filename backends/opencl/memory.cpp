@@ -175,16 +175,6 @@ dpk_status_t setPointerArgument(dpk_pl_context_s &context, cl_kernel kernel, cl_
 
 dpk_status_t memAlloc(dpk_pl_context_s *context, dpk_mem_kind_t kind, size_t size, size_t alignment,
                       void **out) {
-  if (!context || !out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "mem_alloc: null argument");
-  if (aspectOf(kind) == 0)
-    return fail(DPK_ERROR_INVALID_ARGUMENT,
-                "mem_alloc: unknown memory kind " + std::to_string(static_cast<int>(kind)));
-  if (size == 0)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "mem_alloc: size is 0");
-  if (alignment & (alignment - 1))
-    return fail(DPK_ERROR_INVALID_ARGUMENT,
-                "mem_alloc: alignment " + std::to_string(alignment) + " is not a power of two");
   dpk_pl_device_t device = context->device;
   if (!(device->usmAspects & aspectOf(kind)))
     return fail(DPK_ERROR_UNSUPPORTED,
@@ -226,8 +216,6 @@ dpk_status_t memAlloc(dpk_pl_context_s *context, dpk_mem_kind_t kind, size_t siz
 }
 
 dpk_status_t memFree(dpk_pl_context_s *context, void *ptr) {
-  if (!context)
-    return fail(DPK_ERROR_INVALID_HANDLE, "mem_free: null context");
   if (!ptr)
     return DPK_SUCCESS;
   Allocation allocation;

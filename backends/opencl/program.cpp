@@ -39,8 +39,6 @@ cl_program createFromIl(dpk_pl_device_t device, cl_context context, const void *
 
 dpk_status_t programCreate(dpk_pl_context_t context, dpk_artifact_format_t format, const void *data,
                            size_t size, const char *options, dpk_pl_program_t *out) {
-  if (!context || !data || !out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "program_create: null argument");
   dpk_pl_device_t device = context->device;
   if (!(device->props.formats & format))
     return fail(DPK_ERROR_UNSUPPORTED, "program_create: format " +
@@ -71,8 +69,6 @@ dpk_status_t programCreate(dpk_pl_context_t context, dpk_artifact_format_t forma
 }
 
 dpk_status_t programRelease(dpk_pl_program_t program) {
-  if (!program)
-    return fail(DPK_ERROR_INVALID_HANDLE, "program_release: null program");
   delete program;
   return DPK_SUCCESS;
 }

@@ -19,8 +19,6 @@ cl_command_queue createNativeQueue(dpk_pl_context_t context, cl_command_queue_pr
 } // namespace
 
 dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out) {
-  if (!context || !out)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "queue_create: null argument");
   cl_command_queue_properties properties = 0;
   if (flags & DPK_PL_QUEUE_OUT_OF_ORDER)
     properties |= CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
@@ -45,15 +43,11 @@ dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_
 }
 
 dpk_status_t queueRelease(dpk_pl_queue_t queue) {
-  if (!queue)
-    return fail(DPK_ERROR_INVALID_HANDLE, "queue_release: null queue");
   delete queue;
   return DPK_SUCCESS;
 }
 
 dpk_status_t queueFinish(dpk_pl_queue_t queue) {
-  if (!queue)
-    return fail(DPK_ERROR_INVALID_HANDLE, "queue_finish: null queue");
   return checkCl(clFinish(queue->native), "clFinish");
 }
 

@@ -49,17 +49,4 @@ void clearLastError() {
   last.nativeCode = 0;
 }
 
-dpk_status_t checkFillArguments(const void *dst, const void *pattern, size_t patternSize, size_t bytes) {
-  if (!pattern || (bytes && !dst))
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill: dst or pattern is NULL");
-  if (patternSize == 0 || patternSize > 128 || (patternSize & (patternSize - 1)))
-    return fail(DPK_ERROR_INVALID_ARGUMENT,
-                "enqueue_fill: pattern size " + std::to_string(patternSize) + " is not a power of two up to 128");
-  if (bytes % patternSize)
-    return fail(DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill: " + std::to_string(bytes) +
-                                                " bytes is not a multiple of the pattern size " +
-                                                std::to_string(patternSize));
-  return DPK_SUCCESS;
-}
-
 } // namespace dpk::plugin

@@ -11,18 +11,16 @@
 //   }
 //
 // The library is linked statically into each plugin with hidden visibility, so each plugin has
-// its own last-error slot.
+// its own last-error slot. Arguments are checked before an entry point is called, by the core's
+// validation layer (plugins/README.md lists what an entry point may assume).
 #ifndef DPK_PLUGINS_SUPPORT_PLUGINSUPPORT_H
 #define DPK_PLUGINS_SUPPORT_PLUGINSUPPORT_H
 
 #include "dpk/plugin.h"
 
-#include <cstring>
 #include <exception>
-#include <memory>
 #include <new>
 #include <string>
-#include <vector>
 
 namespace dpk::plugin {
 
@@ -60,37 +58,6 @@ dpk_status_t guardEntry(const char *entryName, Body &&body) noexcept {
 /// guardEntry without a name, for short lambdas.
 template <typename Body> dpk_status_t guardEntry(Body &&body) noexcept {
   return guardEntry("plugin entry", static_cast<Body &&>(body));
-}
-
-/// get_devices' contract over a plugin's device list: copies up to *count handles into `out`
-/// (when it is not NULL) and sets *count to how many devices there are.
-template <typename Device>
-void listDevices(const std::vector<std::unique_ptr<Device>> &devices, uint32_t *count,
-                 dpk_pl_device_t *out) {
-  uint32_t available = static_cast<uint32_t>(devices.size());
-  if (out)
-    for (uint32_t i = 0; i < available && i < *count; ++i)
-      out[i] = reinterpret_cast<dpk_pl_device_t>(devices[i].get());
-  *count = available;
-}
-
-/// The fill checks of plugins whose devices fill with power-of-two patterns up to 128 bytes
-/// (the C API's limit): a null pattern or destination, a bad pattern size, or a size that the
-/// pattern does not divide is DPK_ERROR_INVALID_ARGUMENT with the reason.
-dpk_status_t checkFillArguments(const void *dst, const void *pattern, size_t patternSize, size_t bytes);
-
-/// The argument kind exactly as the caller stored it. A C caller may put any int there, and
-/// reading a value outside the enumerators through the enum type is undefined behaviour in C++
-/// (UBSan stops on it), so plugins check the raw integer before they look at `arg.kind`.
-inline int argKind(const dpk_kernel_arg_t &arg) {
-  int kind = 0;
-  static_assert(sizeof kind == sizeof arg.kind, "dpk_arg_kind is stored as an int");
-  std::memcpy(&kind, &arg.kind, sizeof kind);
-  return kind;
-}
-inline bool isKnownArgKind(const dpk_kernel_arg_t &arg) {
-  int kind = argKind(arg);
-  return kind == DPK_ARG_POINTER || kind == DPK_ARG_SCALAR || kind == DPK_ARG_LOCAL;
 }
 
 } // namespace dpk::plugin

@@ -9,16 +9,19 @@
 //   async            launches "succeed" but their event fails with DPK_ERROR_DEVICE at wait
 //   nodevice         the plugin reports zero devices, with a reason
 //   init             init fails
+//
+// Its table is built like every backend's (GuardedDispatch.inc over namespace dpk::fault), and
+// it is called through the core's validation layer, so it checks no arguments either.
 #include "dpk/plugin.h"
 
+#include "DeviceList.h"
+#include "GuardedDispatch.h"
 #include "PluginSupport.h"
 
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
-
-namespace plugin = dpk::plugin;
 
 struct dpk_pl_device_s {};
 struct dpk_pl_context_s {};
@@ -38,6 +41,9 @@ struct dpk_pl_event_s {
   std::string cause;
 };
 
+namespace dpk::fault {
+#include "PluginEntries.h"
+
 namespace {
 
 dpk_pl_device_s theDevice;
@@ -54,6 +60,15 @@ dpk_pl_event_t finished(dpk_status_t status, std::string cause, dpk_pl_event_t *
   return *out;
 }
 
+dpk_status_t waitDeps(uint32_t numDeps, const dpk_pl_event_t *deps) {
+  for (uint32_t i = 0; i < numDeps; ++i)
+    if (deps[i]->status != DPK_SUCCESS)
+      return plugin::fail(DPK_ERROR_DEVICE, "fault: a dependency failed: " + deps[i]->cause);
+  return DPK_SUCCESS;
+}
+
+} // namespace
+
 dpk_status_t init(const dpk_plugin_host_services_t *) {
   if (injected("init"))
     return plugin::fail(DPK_ERROR_DEVICE, "fault: injected init failure");
@@ -63,8 +78,6 @@ dpk_status_t init(const dpk_plugin_host_services_t *) {
 void shutdown() {}
 
 dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices) {
-  if (!count)
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "get_devices: null count");
   if (injected("nodevice")) {
     *count = 0;
     return DPK_SUCCESS;
@@ -78,24 +91,23 @@ dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices) {
 const char *noDeviceReason() { return injected("nodevice") ? "fault: injected absence of devices" : ""; }
 
 dpk_status_t deviceGetProps(dpk_pl_device_t, dpk_device_props_t *out) {
-  if (!out || out->struct_size < sizeof(dpk_device_props_t))
-    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "device_get_props: bad output struct");
-  std::memset(out, 0, sizeof *out);
-  out->struct_size = sizeof *out;
-  std::strcpy(out->name, "dpk fault-injection device");
-  std::strcpy(out->vendor, "dpk tests");
-  std::strcpy(out->driver_version, "1");
-  std::strcpy(out->target_id, "fault-device");
-  out->type = DPK_DEVICE_TYPE_GPU;
-  out->compute_units = 1;
-  out->global_mem_size = 1ull << 30;
-  out->local_mem_size = 64 << 10;
-  out->max_alloc_size = 1ull << 30;
-  out->max_work_group_size = 1024;
-  out->max_work_item_sizes[0] = out->max_work_item_sizes[1] = out->max_work_item_sizes[2] = 1024;
-  out->formats = DPK_FORMAT_HOST_NATIVE;
-  out->aspects = DPK_ASPECT_FP64 | DPK_ASPECT_ATOMIC64 | DPK_ASPECT_USM_DEVICE | DPK_ASPECT_USM_SHARED |
-                 DPK_ASPECT_USM_HOST;
+  dpk_device_props_t props{};
+  props.struct_size = sizeof props;
+  plugin::copyString(props.name, "dpk fault-injection device");
+  plugin::copyString(props.vendor, "dpk tests");
+  plugin::copyString(props.driver_version, "1");
+  plugin::copyString(props.target_id, "fault-device");
+  props.type = DPK_DEVICE_TYPE_GPU;
+  props.compute_units = 1;
+  props.global_mem_size = 1ull << 30;
+  props.local_mem_size = 64 << 10;
+  props.max_alloc_size = 1ull << 30;
+  props.max_work_group_size = 1024;
+  props.max_work_item_sizes[0] = props.max_work_item_sizes[1] = props.max_work_item_sizes[2] = 1024;
+  props.formats = DPK_FORMAT_HOST_NATIVE;
+  props.aspects = DPK_ASPECT_FP64 | DPK_ASPECT_ATOMIC64 | DPK_ASPECT_USM_DEVICE |
+                  DPK_ASPECT_USM_SHARED | DPK_ASPECT_USM_HOST;
+  plugin::copyDeviceProps(props, out);
   return DPK_SUCCESS;
 }
 
@@ -123,21 +135,18 @@ dpk_status_t queueFinish(dpk_pl_queue_t queue) {
   return status == DPK_SUCCESS ? DPK_SUCCESS : plugin::fail(status, cause);
 }
 
-dpk_status_t memAlloc(dpk_pl_context_t, dpk_mem_kind_t, size_t size, size_t, void **out) {
+dpk_status_t memAlloc(dpk_pl_context_t, dpk_mem_kind_t, size_t size, size_t alignment, void **out) {
   if (injected("oom"))
     return plugin::fail(DPK_ERROR_OUT_OF_DEVICE_MEMORY, 2, "fault: injected out of device memory allocating " + std::to_string(size) + " bytes");
-  *out = std::aligned_alloc(64, (size + 63) / 64 * 64);
-  return *out ? DPK_SUCCESS : plugin::fail(DPK_ERROR_OUT_OF_DEVICE_MEMORY, "fault: malloc failed");
+  size_t align = alignment > 64 ? alignment : 64;
+  void *ptr = std::aligned_alloc(align, (size + align - 1) / align * align);
+  if (!ptr)
+    return plugin::fail(DPK_ERROR_OUT_OF_DEVICE_MEMORY, "fault: malloc failed");
+  *out = ptr;
+  return DPK_SUCCESS;
 }
 dpk_status_t memFree(dpk_pl_context_t, void *ptr) {
   std::free(ptr);
-  return DPK_SUCCESS;
-}
-
-dpk_status_t waitDeps(uint32_t numDeps, const dpk_pl_event_t *deps) {
-  for (uint32_t i = 0; i < numDeps; ++i)
-    if (deps[i]->status != DPK_SUCCESS)
-      return plugin::fail(DPK_ERROR_DEVICE, "fault: a dependency failed: " + deps[i]->cause);
   return DPK_SUCCESS;
 }
 
@@ -193,6 +202,8 @@ dpk_status_t kernelMaxWorkGroupSize(dpk_pl_kernel_t, uint64_t *out) {
   *out = 1024;
   return DPK_SUCCESS;
 }
+
+namespace {
 
 // Runs every work-group serially. A Range launch uses single-item groups.
 void runSerially(const dpk_host_kernel_entry_t &entry, const dpk_launch_config_t &config,
@@ -252,6 +263,8 @@ void runSerially(const dpk_host_kernel_entry_t &entry, const dpk_launch_config_t
       }
 }
 
+} // namespace
+
 dpk_status_t enqueueLaunch(dpk_pl_queue_t queue, dpk_pl_kernel_t kernel, const dpk_launch_config_t *config,
                            uint32_t numArgs, const dpk_kernel_arg_t *args, uint32_t numDeps,
                            const dpk_pl_event_t *deps, dpk_pl_event_t *out) {
@@ -290,44 +303,16 @@ dpk_status_t eventRelease(dpk_pl_event_t event) {
   return DPK_SUCCESS;
 }
 
-} // namespace
+} // namespace dpk::fault
 
-extern "C" DPK_EXPORT dpk_status_t dpk_plugin_get_dispatch(uint32_t requested, dpk_plugin_dispatch_t *out) {
-  if (!out)
-    return DPK_ERROR_INVALID_ARGUMENT;
-  if (requested != DPK_PLUGIN_ABI_VERSION) {
-    out->abi_version = DPK_PLUGIN_ABI_VERSION;
-    return DPK_ERROR_ABI_MISMATCH;
-  }
-  dpk_plugin_dispatch_t table{};
-  table.struct_size = sizeof table;
-  table.abi_version = DPK_PLUGIN_ABI_VERSION;
-  table.backend = "fault";
-  table.init = init;
-  table.shutdown = shutdown;
-  table.last_error = plugin::lastError;
-  table.get_devices = getDevices;
-  table.no_device_reason = noDeviceReason;
-  table.device_get_props = deviceGetProps;
-  table.context_create = contextCreate;
-  table.context_release = contextRelease;
-  table.queue_create = queueCreate;
-  table.queue_release = queueRelease;
-  table.queue_finish = queueFinish;
-  table.mem_alloc = memAlloc;
-  table.mem_free = memFree;
-  table.enqueue_copy = enqueueCopy;
-  table.enqueue_fill = enqueueFill;
-  table.program_create = programCreate;
-  table.program_release = programRelease;
-  table.kernel_create = kernelCreate;
-  table.kernel_release = kernelRelease;
-  table.kernel_max_work_group_size = kernelMaxWorkGroupSize;
-  table.enqueue_launch = enqueueLaunch;
-  table.event_wait = eventWait;
-  table.event_status = eventStatus;
-  table.event_elapsed_ns = eventElapsedNs;
-  table.event_release = eventRelease;
-  *out = table;
-  return DPK_SUCCESS;
+extern "C" DPK_EXPORT dpk_status_t dpk_plugin_get_dispatch(uint32_t requestedAbiVersion,
+                                                           dpk_plugin_dispatch_t *out) {
+  static const dpk_plugin_dispatch_t table = [] {
+    dpk_plugin_dispatch_t t = dpk::plugin::emptyDispatch("fault");
+#define DPK_GUARDED_NAMESPACE dpk::fault
+#include "GuardedDispatch.inc" // every entry of dpk/plugin_entries.def, inside guardEntry
+#undef DPK_GUARDED_NAMESPACE
+    return t;
+  }();
+  return dpk::plugin::copyDispatch(requestedAbiVersion, table, out);
 }

@@ -99,13 +99,10 @@ TEST(CudaGeometry, TooLargeWorkGroupIsRefused) {
   EXPECT_NE(why.find("block dimension z"), std::string::npos) << why;
 }
 
-TEST(CudaGeometry, InvalidConfigurations) {
+// Malformed configurations (no dimension, an empty one, local sizes that do not divide) never
+// reach the plugin: the core's validation layer refuses them (tests/plugin_abi).
+TEST(CudaGeometry, TooManyBlocksIsRefused) {
   Geometry g;
-  EXPECT_NE(computeGeometry(config(1, {100}, {64}), h100Like(), g).find("does not divide"),
-            std::string::npos);
-  EXPECT_NE(computeGeometry(config(0, {100}), h100Like(), g), "");
-  EXPECT_NE(computeGeometry(config(4, {1, 1, 1}), h100Like(), g), "");
-  EXPECT_NE(computeGeometry(config(2, {8, 8}, {8, 0}), h100Like(), g), "");
   // 2^20 rows of 1 column, one row per block: more blocks than CUDA y allows.
   EXPECT_NE(
       computeGeometry(config(2, {1 << 20, 1}, {1, 1}), h100Like(), g).find("grid dimension y"),

@@ -1,5 +1,8 @@
 // CudaPluginTest.cpp - the CUDA plugin through its dispatch table: device discovery (with and
-// without a driver), memory, copies, fills, PTX modules, launches and error paths.
+// without a driver), managed and pinned memory, the fill strategies, PTX modules, launches and
+// the errors only the device and the kernel can report. The contract every plugin shares
+// (argument checks, allocations, copy round trips, fills of every pattern size, events) is
+// tests/plugin_abi's, which runs on the GPU machine too.
 //
 // The plugin comes from DPK_TEST_PLUGIN (else the build tree) and the PTX test kernels from
 // DPK_TEST_PTX_DIR (else the build tree), so the executable can run on a machine that has only
@@ -160,17 +163,6 @@ TEST(CudaPlugin, LoadsAndReportsDevicesOrAReason) {
   }
 }
 
-TEST(CudaPlugin, RefusesAnotherAbiVersion) {
-  void *library = dlopen(pluginPath(), RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(library, nullptr) << dlerror();
-  auto entry =
-      reinterpret_cast<dpk_plugin_get_dispatch_fn>(dlsym(library, DPK_PLUGIN_ENTRY_SYMBOL));
-  ASSERT_NE(entry, nullptr);
-  dpk_plugin_dispatch_t t{};
-  t.struct_size = sizeof(t);
-  EXPECT_EQ(entry(DPK_PLUGIN_ABI_VERSION + 1, &t), DPK_ERROR_ABI_MISMATCH);
-}
-
 // A fresh process whose driver library cannot be found must still load the plugin and report
 // zero devices with the reason (the machine-without-CUDA path, checked on any machine).
 TEST(CudaPluginDeathTest, MissingDriverMeansZeroDevicesAndAReason) {
@@ -212,37 +204,37 @@ TEST_F(CudaDevice, Properties) {
   EXPECT_GE(props.max_work_item_sizes[2], props.max_work_item_sizes[0]);
 }
 
-TEST_F(CudaDevice, AllocatesEveryKindAndCopiesBetweenThem) {
+// Managed and pinned host memory are dereferenceable on the host, and a pointer the context did
+// not allocate is refused by mem_free. (Copies between every pair of kinds: tests/plugin_abi.)
+TEST_F(CudaDevice, ManagedAndPinnedMemoryAreHostVisible) {
   const size_t n = 1 << 16;
   std::vector<uint32_t> in(n), out(n, 0);
   for (size_t i = 0; i < n; ++i)
     in[i] = static_cast<uint32_t>(i * 2654435761u);
   const size_t bytes = n * sizeof(uint32_t);
   void *dev = alloc(DPK_MEM_DEVICE, bytes);
-  void *dev2 = alloc(DPK_MEM_DEVICE, bytes);
   void *shared = alloc(DPK_MEM_SHARED, bytes);
   void *host = alloc(DPK_MEM_HOST, bytes);
-  ASSERT_TRUE(dev && dev2 && shared && host);
+  ASSERT_TRUE(dev && shared && host);
   copy(dev, in.data(), bytes); // pageable host -> device
-  copy(dev2, dev, bytes);      // device -> device
-  copy(shared, dev2, bytes);   // device -> managed
+  copy(shared, dev, bytes);    // device -> managed
   copy(host, shared, bytes);   // managed -> pinned host
   finish();
   EXPECT_EQ(std::memcmp(host, in.data(), bytes), 0);
-  EXPECT_EQ(std::memcmp(shared, in.data(), bytes), 0); // managed memory is host-visible
-  copy(out.data(), host, bytes);                       // pinned -> pageable
+  EXPECT_EQ(std::memcmp(shared, in.data(), bytes), 0);
+  static_cast<uint32_t *>(host)[7] = 77; // written on the host, read by the copy engine
+  copy(out.data(), host, bytes);
   finish();
-  EXPECT_EQ(out, in);
-  void *aligned = nullptr;
-  ASSERT_EQ(t.mem_alloc(context, DPK_MEM_DEVICE, 100, 4096, &aligned), DPK_SUCCESS) << lastError();
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(aligned) % 4096, 0u);
-  for (void *p : {dev, dev2, shared, host, aligned})
+  EXPECT_EQ(out[7], 77u);
+  for (void *p : {dev, shared, host})
     EXPECT_EQ(t.mem_free(context, p), DPK_SUCCESS) << lastError();
   int local = 0;
   EXPECT_EQ(t.mem_free(context, &local), DPK_ERROR_INVALID_ARGUMENT);
 }
 
-TEST_F(CudaDevice, FillsEveryPatternSize) {
+// cuMemsetD8/16/32 where they apply, doubling copies for larger patterns and misaligned
+// destinations: past the 64 KiB staging chunk, at an aligned and a misaligned offset.
+TEST_F(CudaDevice, FillStrategiesForEveryPatternSizeAndOffset) {
   const size_t bytes = (1 << 20) + 256; // past the 64 KiB staging chunk, not a power of two
   void *dev = alloc(DPK_MEM_DEVICE, bytes + 16);
   std::vector<unsigned char> got(bytes);
@@ -264,11 +256,6 @@ TEST_F(CudaDevice, FillsEveryPatternSize) {
       EXPECT_EQ(bad, bytes) << "pattern size " << patternSize << " offset " << offset;
     }
   }
-  unsigned char pattern[3] = {1, 2, 3};
-  EXPECT_EQ(t.enqueue_fill(queue, dev, pattern, 3, 9, 0, nullptr, nullptr),
-            DPK_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(t.enqueue_fill(queue, dev, pattern, 2, 9, 0, nullptr, nullptr),
-            DPK_ERROR_INVALID_ARGUMENT);
   t.mem_free(context, dev);
 }
 
@@ -362,14 +349,6 @@ TEST_F(CudaDevice, VectorAddRangeLaunch) {
   st = t.enqueue_launch(queue, kernel, &config, 4, narrow, 0, nullptr, nullptr);
   EXPECT_EQ(st, DPK_ERROR_INVALID_ARGUMENT);
   std::printf("int for long long: %s\n", lastError().c_str());
-  // An empty range launches nothing and still completes its event.
-  dpk_kernel_arg_t four[] = {ptrArg(none), ptrArg(none), ptrArg(none), scalarArg(n)};
-  config.global_size[0] = 0;
-  dpk_pl_event_t empty = nullptr;
-  ASSERT_EQ(t.enqueue_launch(queue, kernel, &config, 4, four, 0, nullptr, &empty), DPK_SUCCESS)
-      << lastError();
-  EXPECT_EQ(t.event_wait(1, &empty), DPK_SUCCESS) << lastError();
-  t.event_release(empty);
   t.kernel_release(kernel);
   t.program_release(prog);
 }
@@ -402,9 +381,6 @@ TEST_F(CudaDevice, TooLargeWorkGroupIsAClearError) {
   message = lastError();
   std::printf("too large (2-D): %s\n", message.c_str());
   EXPECT_NE(message.find("work-group of 2048 work-items (32x64)"), std::string::npos) << message;
-  config.local_size[0] = 96; // does not divide 4096
-  EXPECT_EQ(t.enqueue_launch(queue, kernel, &config, 4, args, 0, nullptr, nullptr),
-            DPK_ERROR_INVALID_RANGE);
   EXPECT_EQ(t.kernel_create(prog, "no_such_kernel", &kernel), DPK_ERROR_NOT_FOUND);
   t.kernel_release(kernel);
   t.program_release(prog);

@@ -102,13 +102,12 @@ TEST(LevelZeroGeometry, ReversesDimensions) {
   EXPECT_EQ(r.global[2], 1u);
 }
 
-TEST(LevelZeroGeometry, RejectsBadShapes) {
+// Malformed shapes never reach the plugin (the core's validation layer, tests/plugin_abi); what
+// is left is the API's 32-bit sizes.
+TEST(LevelZeroGeometry, RejectsSizesBeyond32Bits) {
   ApiRange r;
-  EXPECT_NE(toApiOrder(config(0, {1}), r), "");
-  EXPECT_NE(toApiOrder(config(4, {1, 1, 1}), r), "");
-  EXPECT_NE(toApiOrder(config(1, {0}), r), "");
-  EXPECT_NE(toApiOrder(config(2, {4, 4}, {4, 0}), r), "");
   EXPECT_NE(toApiOrder(config(1, {1ull << 33}), r).find("2^32"), std::string::npos);
+  EXPECT_NE(toApiOrder(config(2, {8, 8}, {1ull << 33, 1}), r).find("2^32"), std::string::npos);
 }
 
 TEST(LevelZeroGeometry, GroupCounts) {
@@ -163,17 +162,12 @@ TEST(LevelZeroArguments, EveryKind) {
   EXPECT_EQ(out[3].size, 8u);
 }
 
-TEST(LevelZeroArguments, Errors) {
+// Kinds, values and sizes are the core's to check (tests/plugin_abi); the count is the kernel's.
+TEST(LevelZeroArguments, CountMustMatchTheKernel) {
   int32_t i = 7;
   std::vector<ZeArgument> out;
   dpk_kernel_arg_t one[] = {{DPK_ARG_SCALAR, sizeof(i), &i}};
   EXPECT_NE(marshalArguments(1, one, 2, out).find("takes 2 arguments, 1 given"), std::string::npos);
   EXPECT_EQ(marshalArguments(1, one, 0, out), ""); // count unknown
-  dpk_kernel_arg_t noValue[] = {{DPK_ARG_POINTER, 8, nullptr}};
-  EXPECT_NE(marshalArguments(1, noValue, 0, out), "");
-  dpk_kernel_arg_t emptyLocal[] = {{DPK_ARG_LOCAL, 0, nullptr}};
-  EXPECT_NE(marshalArguments(1, emptyLocal, 0, out), "");
-  dpk_kernel_arg_t badKind[] = {{static_cast<dpk_arg_kind_t>(42), 4, &i}};
-  EXPECT_NE(marshalArguments(1, badKind, 0, out).find("unknown kind 42"), std::string::npos);
-  EXPECT_NE(marshalArguments(1, nullptr, 0, out), "");
+  EXPECT_EQ(out.size(), 1u);
 }

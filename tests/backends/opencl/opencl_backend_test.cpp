@@ -1,7 +1,9 @@
 // opencl_backend_test.cpp - the OpenCL plugin through its dispatch table on every OpenCL device
 // the ICD loader offers, once per memory strategy (DPK_OPENCL_MEMORY=usm|svm|buffer, and the
 // device's own choice): devices, memory and copies, fills, OpenCL C and SPIR-V launches, the
-// index mapping, local memory with barriers, events and dependencies, and error paths.
+// index mapping, local memory with barriers, events and dependencies, and the errors only the
+// device, the kernel or the memory strategy can report. The contract every plugin shares
+// (argument checks, round trips under the default strategy, events) is tests/plugin_abi's.
 #include "dpk/plugin.h"
 
 #include <gtest/gtest.h>
@@ -242,9 +244,6 @@ TEST_P(OpenClBackend, FillPatternsOfEverySize) {
       for (size_t i = 0; i < 1024; ++i)
         ASSERT_EQ(back[i], pattern[i % patternSize]) << "pattern " << patternSize << " at " << i;
     }
-    unsigned char three[3] = {};
-    EXPECT_EQ(Table.enqueue_fill(session.queue, ptr, three, 3, 999, 0, nullptr, nullptr),
-              DPK_ERROR_INVALID_ARGUMENT);
     Table.mem_free(session.context, ptr);
   }
 }
@@ -476,18 +475,10 @@ TEST_P(OpenClBackend, LaunchErrors) {
     ASSERT_NE(kernel, nullptr);
     void *data = session.alloc(1000 * 4);
     dpk_kernel_arg_t args[] = {pointerArg(data), pointerArg(data)};
-    dpk_launch_config_t nonDividing{1, {1000, 0, 0}, {64, 0, 0}};
-    EXPECT_EQ(
-        Table.enqueue_launch(session.queue, kernel, &nonDividing, 1, args, 0, nullptr, nullptr),
-        DPK_ERROR_INVALID_RANGE);
-    EXPECT_NE(lastError().find("does not divide"), std::string::npos) << lastError();
     dpk_launch_config_t config{1, {1000, 0, 0}, {0, 0, 0}};
     EXPECT_EQ(Table.enqueue_launch(session.queue, kernel, &config, 2, args, 0, nullptr, nullptr),
               DPK_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(lastError().find("takes 1 arguments, 2 given"), std::string::npos) << lastError();
-    dpk_launch_config_t fourDims{4, {1, 1, 1}, {0, 0, 0}};
-    EXPECT_EQ(Table.enqueue_launch(session.queue, kernel, &fourDims, 1, args, 0, nullptr, nullptr),
-              DPK_ERROR_INVALID_RANGE);
     dpk_pl_program_t program = nullptr;
     ASSERT_EQ(Table.program_create(session.context, DPK_FORMAT_OPENCL_C, VectorAddSource,
                                    std::strlen(VectorAddSource), nullptr, &program),
@@ -498,13 +489,6 @@ TEST_P(OpenClBackend, LaunchErrors) {
     Table.program_release(program);
     EXPECT_EQ(Table.program_create(session.context, DPK_FORMAT_PTX, "x", 1, nullptr, &program),
               DPK_ERROR_UNSUPPORTED);
-    // An empty launch orders but runs nothing.
-    dpk_launch_config_t empty{1, {0, 0, 0}, {0, 0, 0}};
-    dpk_pl_event_t done = nullptr;
-    EXPECT_EQ(Table.enqueue_launch(session.queue, kernel, &empty, 1, args, 0, nullptr, &done),
-              DPK_SUCCESS);
-    EXPECT_EQ(Table.event_wait(1, &done), DPK_SUCCESS);
-    Table.event_release(done);
     Table.kernel_release(kernel);
     EXPECT_EQ(Table.mem_free(session.context, static_cast<char *>(data) + 4),
               DPK_ERROR_INVALID_ARGUMENT);
