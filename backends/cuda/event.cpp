@@ -82,7 +82,7 @@ dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t eventStatus(dpk_pl_event_t handle, dpk_event_status_t *out) {
+dpk_status_t eventStatus(dpk_event_status_t *out, dpk_pl_event_t handle) {
   const Event &event = *toEvent(handle);
   RETURN_ON_FAILURE(makeCurrent(event.context->native));
   CUresult rc = cu.eventQuery(event.end);
@@ -95,7 +95,7 @@ dpk_status_t eventStatus(dpk_pl_event_t handle, dpk_event_status_t *out) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t eventElapsedNs(dpk_pl_event_t handle, uint64_t *out) {
+dpk_status_t eventElapsedNs(uint64_t *out, dpk_pl_event_t handle) {
   const Event &event = *toEvent(handle);
   if (!event.start)
     return fail(DPK_ERROR_UNSUPPORTED,

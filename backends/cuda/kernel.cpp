@@ -3,7 +3,7 @@
 
 namespace dpk::cuda {
 
-dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out) {
+dpk_status_t kernelCreate(dpk_pl_kernel_t *out, dpk_pl_program_t program, const char *name) {
   Program &prog = *toProgram(program);
   RETURN_ON_FAILURE(makeCurrent(prog.context->native));
   auto kernel = std::make_unique<Kernel>();
@@ -51,7 +51,7 @@ dpk_status_t kernelRelease(dpk_pl_kernel_t handle) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t kernelMaxWorkGroupSize(dpk_pl_kernel_t handle, uint64_t *out) {
+dpk_status_t kernelMaxWorkGroupSize(uint64_t *out, dpk_pl_kernel_t handle) {
   *out = static_cast<uint64_t>(toKernel(handle)->maxThreadsPerBlock);
   return DPK_SUCCESS;
 }

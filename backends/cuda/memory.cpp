@@ -53,8 +53,7 @@ CUresult freeAllocation(const Allocation &allocation) {
   return cu.memFree(static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(allocation.base)));
 }
 
-dpk_status_t memAlloc(dpk_pl_context_t handle, dpk_mem_kind_t kind, size_t size, size_t alignment,
-                      void **out) {
+dpk_status_t memAlloc(void **out, dpk_pl_context_t handle, dpk_mem_kind_t kind, size_t size, size_t alignment) {
   Context &context = *toContext(handle);
   const Device &device = *context.device;
   if (kind == DPK_MEM_SHARED && !device.managedMemory)

@@ -17,8 +17,8 @@ void releaseProgramRef(Program *program) {
   delete program;
 }
 
-dpk_status_t programCreate(dpk_pl_context_t context, dpk_artifact_format_t format, const void *data,
-                           size_t size, const char *options, dpk_pl_program_t *out) {
+dpk_status_t programCreate(dpk_pl_program_t *out, dpk_pl_context_t context, dpk_artifact_format_t format, const void *data,
+                           size_t size, const char *options) {
   if (format != DPK_FORMAT_PTX)
     return fail(DPK_ERROR_UNSUPPORTED, "program_create: the CUDA backend accepts PTX only");
   Context &ctx = *toContext(context);

@@ -3,7 +3,7 @@
 
 namespace dpk::cuda {
 
-dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out) {
+dpk_status_t queueCreate(dpk_pl_queue_t *out, dpk_pl_context_t context, uint32_t flags) {
   auto queue = std::make_unique<Queue>();
   queue->context = toContext(context);
   queue->profiling = (flags & DPK_PL_QUEUE_PROFILING) != 0;

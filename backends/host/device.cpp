@@ -93,12 +93,12 @@ dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices) {
 
 const char *noDeviceReason() { return ""; }
 
-dpk_status_t deviceGetProps(dpk_pl_device_t device, dpk_device_props_t *out) {
+dpk_status_t deviceGetProps(dpk_device_props_t *out, dpk_pl_device_t device) {
   plugin::copyDeviceProps(device->props, out);
   return DPK_SUCCESS;
 }
 
-dpk_status_t contextCreate(dpk_pl_device_t device, dpk_pl_context_t *out) {
+dpk_status_t contextCreate(dpk_pl_context_t *out, dpk_pl_device_t device) {
   *out = new dpk_pl_context_s{device};
   return DPK_SUCCESS;
 }

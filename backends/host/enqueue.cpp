@@ -54,8 +54,8 @@ void copyBytes(void *dst, const void *src, size_t bytes) {
 
 } // namespace
 
-dpk_status_t enqueueCopy(dpk_pl_queue_t queue, void *dst, const void *src, size_t bytes, uint32_t numDeps,
-                         const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
+dpk_status_t enqueueCopy(dpk_pl_event_t *outEvent, dpk_pl_queue_t queue, void *dst, const void *src, size_t bytes, uint32_t numDeps,
+                         const dpk_pl_event_t *deps) {
   Command command;
   command.what = "copy of " + std::to_string(bytes) + " bytes";
   command.run = [dst, src, bytes](std::string &) {
@@ -66,8 +66,8 @@ dpk_status_t enqueueCopy(dpk_pl_queue_t queue, void *dst, const void *src, size_
   return DPK_SUCCESS;
 }
 
-dpk_status_t enqueueFill(dpk_pl_queue_t queue, void *dst, const void *pattern, size_t patternSize,
-                         size_t bytes, uint32_t numDeps, const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
+dpk_status_t enqueueFill(dpk_pl_event_t *outEvent, dpk_pl_queue_t queue, void *dst, const void *pattern, size_t patternSize,
+                         size_t bytes, uint32_t numDeps, const dpk_pl_event_t *deps) {
   std::vector<unsigned char> stored(static_cast<const unsigned char *>(pattern),
                                     static_cast<const unsigned char *>(pattern) + patternSize);
   Command command;
@@ -86,9 +86,9 @@ dpk_status_t enqueueFill(dpk_pl_queue_t queue, void *dst, const void *pattern, s
   return DPK_SUCCESS;
 }
 
-dpk_status_t enqueueLaunch(dpk_pl_queue_t queue, dpk_pl_kernel_t kernel, const dpk_launch_config_t *config,
+dpk_status_t enqueueLaunch(dpk_pl_event_t *outEvent, dpk_pl_queue_t queue, dpk_pl_kernel_t kernel, const dpk_launch_config_t *config,
                            uint32_t numArgs, const dpk_kernel_arg_t *args, uint32_t numDeps,
-                           const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
+                           const dpk_pl_event_t *deps) {
   GroupShape shape;
   std::string error;
   dpk_status_t status = chooseGroupShape(*config, kernel->entry, shape, error);

@@ -48,13 +48,13 @@ dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t eventStatus(dpk_pl_event_t event, dpk_event_status_t *out) {
+dpk_status_t eventStatus(dpk_event_status_t *out, dpk_pl_event_t event) {
   std::lock_guard<std::mutex> lock(event->mutex);
   *out = event->status;
   return DPK_SUCCESS;
 }
 
-dpk_status_t eventElapsedNs(dpk_pl_event_t event, uint64_t *out) {
+dpk_status_t eventElapsedNs(uint64_t *out, dpk_pl_event_t event) {
   std::lock_guard<std::mutex> lock(event->mutex);
   if (event->status != DPK_EVENT_COMPLETE)
     return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "event_elapsed_ns: the command has not completed");

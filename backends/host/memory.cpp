@@ -44,8 +44,7 @@ bool hugePagesWanted() {
 
 } // namespace
 
-dpk_status_t memAlloc(dpk_pl_context_t context, dpk_mem_kind_t kind, size_t size, size_t alignment,
-                      void **out) {
+dpk_status_t memAlloc(void **out, dpk_pl_context_t context, dpk_mem_kind_t kind, size_t size, size_t alignment) {
   // Every kind is host memory. 64 bytes: a cache line and a full AVX-512 vector, so kernels
   // never split vector accesses.
   size_t align = alignment > 64 ? alignment : 64;

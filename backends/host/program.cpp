@@ -10,8 +10,8 @@ namespace plugin = dpk::plugin;
 
 namespace dpk::host {
 
-dpk_status_t programCreate(dpk_pl_context_t context, dpk_artifact_format_t format, const void *data,
-                           size_t size, const char *options, dpk_pl_program_t *out) {
+dpk_status_t programCreate(dpk_pl_program_t *out, dpk_pl_context_t context, dpk_artifact_format_t format, const void *data,
+                           size_t size, const char *options) {
   if (format != DPK_FORMAT_HOST_NATIVE)
     return plugin::fail(DPK_ERROR_UNSUPPORTED,
                         "program_create: the host backend accepts only DPK_FORMAT_HOST_NATIVE artifacts (got format " +
@@ -44,7 +44,7 @@ dpk_status_t programRelease(dpk_pl_program_t program) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out) {
+dpk_status_t kernelCreate(dpk_pl_kernel_t *out, dpk_pl_program_t program, const char *name) {
   for (const auto &stored : program->entries) {
     if (stored.name != name)
       continue;
@@ -61,7 +61,7 @@ dpk_status_t kernelRelease(dpk_pl_kernel_t kernel) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t kernelMaxWorkGroupSize(dpk_pl_kernel_t kernel, uint64_t *out) {
+dpk_status_t kernelMaxWorkGroupSize(uint64_t *out, dpk_pl_kernel_t kernel) {
   const uint64_t *required = kernel->entry.required_local_size;
   if (required[0] || required[1] || required[2]) {
     uint64_t product = 1;

@@ -131,7 +131,7 @@ void dpk_pl_queue_s::dispatchLoop() {
 
 namespace dpk::host {
 
-dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out) {
+dpk_status_t queueCreate(dpk_pl_queue_t *out, dpk_pl_context_t context, uint32_t flags) {
   *out = new dpk_pl_queue_s(flags);
   return DPK_SUCCESS;
 }

@@ -12,7 +12,7 @@ void releaseContextRef(Context *context) {
   delete context;
 }
 
-dpk_status_t contextCreate(dpk_pl_device_t device, dpk_pl_context_t *out) {
+dpk_status_t contextCreate(dpk_pl_context_t *out, dpk_pl_device_t device) {
   auto context = std::make_unique<Context>();
   context->device = toDevice(device);
   ze_context_desc_t desc{};

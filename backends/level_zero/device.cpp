@@ -131,7 +131,7 @@ dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices) {
 
 const char *noDeviceReason() { return deviceList().noDeviceReason(); }
 
-dpk_status_t deviceGetProps(dpk_pl_device_t handle, dpk_device_props_t *out) {
+dpk_status_t deviceGetProps(dpk_device_props_t *out, dpk_pl_device_t handle) {
   const Device &d = *toDevice(handle);
   dpk_device_props_t props{};
   props.struct_size = sizeof(props);

@@ -18,8 +18,8 @@
 
 namespace dpk::level_zero {
 
-dpk_status_t enqueueCopy(dpk_pl_queue_t handle, void *dst, const void *src, size_t bytes,
-                         uint32_t numDeps, const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
+dpk_status_t enqueueCopy(dpk_pl_event_t *outEvent, dpk_pl_queue_t handle, void *dst, const void *src, size_t bytes,
+                         uint32_t numDeps, const dpk_pl_event_t *deps) {
   Queue &queue = *toQueue(handle);
   std::lock_guard<std::mutex> guard(queue.lock);
   Command command;
@@ -37,9 +37,8 @@ dpk_status_t enqueueCopy(dpk_pl_queue_t handle, void *dst, const void *src, size
   return commitCommand(queue, command, outEvent);
 }
 
-dpk_status_t enqueueFill(dpk_pl_queue_t handle, void *dst, const void *pattern, size_t patternSize,
-                         size_t bytes, uint32_t numDeps, const dpk_pl_event_t *deps,
-                         dpk_pl_event_t *outEvent) {
+dpk_status_t enqueueFill(dpk_pl_event_t *outEvent, dpk_pl_queue_t handle, void *dst, const void *pattern, size_t patternSize,
+                         size_t bytes, uint32_t numDeps, const dpk_pl_event_t *deps) {
   Queue &queue = *toQueue(handle);
   const Device &device = *queue.context->device;
   if (patternSize > device.maxFillPatternSize)
@@ -62,10 +61,10 @@ dpk_status_t enqueueFill(dpk_pl_queue_t handle, void *dst, const void *pattern, 
   return commitCommand(queue, command, outEvent);
 }
 
-dpk_status_t enqueueLaunch(dpk_pl_queue_t handle, dpk_pl_kernel_t kernelHandle,
+dpk_status_t enqueueLaunch(dpk_pl_event_t *outEvent, dpk_pl_queue_t handle, dpk_pl_kernel_t kernelHandle,
                            const dpk_launch_config_t *config, uint32_t numArgs,
                            const dpk_kernel_arg_t *args, uint32_t numDeps,
-                           const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
+                           const dpk_pl_event_t *deps) {
   Queue &queue = *toQueue(handle);
   Kernel &kernel = *toKernel(kernelHandle);
   const Device &device = *queue.context->device;

@@ -5,7 +5,7 @@
 
 namespace dpk::level_zero {
 
-dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out) {
+dpk_status_t kernelCreate(dpk_pl_kernel_t *out, dpk_pl_program_t program, const char *name) {
   Program &prog = *toProgram(program);
   auto kernel = std::make_unique<Kernel>();
   kernel->program = &prog;
@@ -34,7 +34,7 @@ dpk_status_t kernelRelease(dpk_pl_kernel_t handle) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t kernelMaxWorkGroupSize(dpk_pl_kernel_t handle, uint64_t *out) {
+dpk_status_t kernelMaxWorkGroupSize(uint64_t *out, dpk_pl_kernel_t handle) {
   // The core API has no per-kernel limit (that is an extension); the device's is the bound.
   *out = toKernel(handle)->program->context->device->compute.maxTotalGroupSize;
   return DPK_SUCCESS;

@@ -4,8 +4,7 @@
 
 namespace dpk::level_zero {
 
-dpk_status_t memAlloc(dpk_pl_context_t handle, dpk_mem_kind_t kind, size_t size, size_t alignment,
-                      void **out) {
+dpk_status_t memAlloc(void **out, dpk_pl_context_t handle, dpk_mem_kind_t kind, size_t size, size_t alignment) {
   Context &context = *toContext(handle);
   ze_device_mem_alloc_desc_t deviceDesc{};
   deviceDesc.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC;

@@ -12,7 +12,7 @@ dpk_pl_context_s::~dpk_pl_context_s() {
 
 namespace dpk::opencl {
 
-dpk_status_t contextCreate(dpk_pl_device_t device, dpk_pl_context_t *out) {
+dpk_status_t contextCreate(dpk_pl_context_t *out, dpk_pl_device_t device) {
   auto context = std::make_unique<dpk_pl_context_s>();
   context->device = device;
   cl_context_properties properties[] = {

@@ -281,7 +281,7 @@ const char *noDeviceReason() {
   return list.noDeviceReason.c_str();
 }
 
-dpk_status_t deviceGetProps(dpk_pl_device_t device, dpk_device_props_t *out) {
+dpk_status_t deviceGetProps(dpk_device_props_t *out, dpk_pl_device_t device) {
   plugin::copyDeviceProps(device->props, out);
   return DPK_SUCCESS;
 }

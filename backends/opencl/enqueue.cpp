@@ -80,8 +80,8 @@ dpk_status_t setArgument(dpk_pl_context_s &context, dpk_pl_kernel_s &kernel, cl_
 
 } // namespace
 
-dpk_status_t enqueueCopy(dpk_pl_queue_t queue, void *dst, const void *src, size_t bytes,
-                         uint32_t numDeps, const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
+dpk_status_t enqueueCopy(dpk_pl_event_t *outEvent, dpk_pl_queue_t queue, void *dst, const void *src, size_t bytes,
+                         uint32_t numDeps, const dpk_pl_event_t *deps) {
   WaitList waitList;
   waitList.assign(numDeps, deps);
   if (bytes == 0)
@@ -112,9 +112,8 @@ dpk_status_t enqueueCopy(dpk_pl_queue_t queue, void *dst, const void *src, size_
   return publishEvent(done, outEvent);
 }
 
-dpk_status_t enqueueFill(dpk_pl_queue_t queue, void *dst, const void *pattern, size_t patternSize,
-                         size_t bytes, uint32_t numDeps, const dpk_pl_event_t *deps,
-                         dpk_pl_event_t *outEvent) {
+dpk_status_t enqueueFill(dpk_pl_event_t *outEvent, dpk_pl_queue_t queue, void *dst, const void *pattern, size_t patternSize,
+                         size_t bytes, uint32_t numDeps, const dpk_pl_event_t *deps) {
   WaitList waitList;
   waitList.assign(numDeps, deps);
   if (bytes == 0)
@@ -151,10 +150,10 @@ dpk_status_t enqueueFill(dpk_pl_queue_t queue, void *dst, const void *pattern, s
   return publishEvent(done, outEvent);
 }
 
-dpk_status_t enqueueLaunch(dpk_pl_queue_t queue, dpk_pl_kernel_t kernel,
+dpk_status_t enqueueLaunch(dpk_pl_event_t *outEvent, dpk_pl_queue_t queue, dpk_pl_kernel_t kernel,
                            const dpk_launch_config_t *config, uint32_t numArgs,
                            const dpk_kernel_arg_t *args, uint32_t numDeps,
-                           const dpk_pl_event_t *deps, dpk_pl_event_t *outEvent) {
+                           const dpk_pl_event_t *deps) {
   if (kernel->context != queue->context)
     return fail(DPK_ERROR_INVALID_ARGUMENT,
                 "enqueue_launch: kernel '" + kernel->name + "' belongs to another context");

@@ -61,7 +61,7 @@ dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events) {
   return checkCl(status, "clWaitForEvents");
 }
 
-dpk_status_t eventStatus(dpk_pl_event_t event, dpk_event_status_t *out) {
+dpk_status_t eventStatus(dpk_event_status_t *out, dpk_pl_event_t event) {
   cl_int status = CL_QUEUED;
   CL_RETURN_ON_FAILURE(executionStatus(event->native, &status));
   switch (status) {
@@ -76,7 +76,7 @@ dpk_status_t eventStatus(dpk_pl_event_t event, dpk_event_status_t *out) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t eventElapsedNs(dpk_pl_event_t event, uint64_t *out) {
+dpk_status_t eventElapsedNs(uint64_t *out, dpk_pl_event_t event) {
   cl_ulong start = 0, end = 0;
   CL_RETURN_ON_FAILURE(clGetEventProfilingInfo(event->native, CL_PROFILING_COMMAND_START,
                                                sizeof start, &start, nullptr));

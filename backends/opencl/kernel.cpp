@@ -5,7 +5,7 @@
 
 namespace dpk::opencl {
 
-dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out) {
+dpk_status_t kernelCreate(dpk_pl_kernel_t *out, dpk_pl_program_t program, const char *name) {
   auto kernel = std::make_unique<dpk_pl_kernel_s>();
   kernel->context = program->context;
   kernel->name = name;
@@ -23,7 +23,7 @@ dpk_status_t kernelRelease(dpk_pl_kernel_t kernel) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t kernelMaxWorkGroupSize(dpk_pl_kernel_t kernel, uint64_t *out) {
+dpk_status_t kernelMaxWorkGroupSize(uint64_t *out, dpk_pl_kernel_t kernel) {
   size_t size = 0;
   CL_RETURN_ON_FAILURE(clGetKernelWorkGroupInfo(kernel->native, kernel->context->device->native,
                                                 CL_KERNEL_WORK_GROUP_SIZE, sizeof size, &size,

@@ -173,8 +173,7 @@ dpk_status_t setPointerArgument(dpk_pl_context_s &context, cl_kernel kernel, cl_
   return checkCl(clSetKernelArg(kernel, index, sizeof(cl_mem), &sub), "clSetKernelArg");
 }
 
-dpk_status_t memAlloc(dpk_pl_context_s *context, dpk_mem_kind_t kind, size_t size, size_t alignment,
-                      void **out) {
+dpk_status_t memAlloc(void **out, dpk_pl_context_s *context, dpk_mem_kind_t kind, size_t size, size_t alignment) {
   dpk_pl_device_t device = context->device;
   if (!(device->usmAspects & aspectOf(kind)))
     return fail(DPK_ERROR_UNSUPPORTED,

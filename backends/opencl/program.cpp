@@ -37,8 +37,8 @@ cl_program createFromIl(dpk_pl_device_t device, cl_context context, const void *
 
 } // namespace
 
-dpk_status_t programCreate(dpk_pl_context_t context, dpk_artifact_format_t format, const void *data,
-                           size_t size, const char *options, dpk_pl_program_t *out) {
+dpk_status_t programCreate(dpk_pl_program_t *out, dpk_pl_context_t context, dpk_artifact_format_t format, const void *data,
+                           size_t size, const char *options) {
   dpk_pl_device_t device = context->device;
   if (!(device->props.formats & format))
     return fail(DPK_ERROR_UNSUPPORTED, "program_create: format " +

@@ -18,7 +18,7 @@ cl_command_queue createNativeQueue(dpk_pl_context_t context, cl_command_queue_pr
 
 } // namespace
 
-dpk_status_t queueCreate(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out) {
+dpk_status_t queueCreate(dpk_pl_queue_t *out, dpk_pl_context_t context, uint32_t flags) {
   cl_command_queue_properties properties = 0;
   if (flags & DPK_PL_QUEUE_OUT_OF_ORDER)
     properties |= CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;

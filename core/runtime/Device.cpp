@@ -34,7 +34,7 @@ Expected<dpk_pl_context_t> Device::context() {
   if (context_)
     return context_->native();
   dpk_pl_context_t native = nullptr;
-  if (Error error = plugin_->check(plugin_->table.context_create(native_, &native),
+  if (Error error = plugin_->check(plugin_->table.context_create(&native, native_),
                                    "creating a context on " + describe()))
     return error;
   context_ = std::make_unique<Context>(*plugin_, native);
@@ -49,7 +49,7 @@ Expected<dpk_pl_queue_t> Device::utilityQueue() {
   if (utilityQueue_)
     return utilityQueue_;
   dpk_pl_queue_t queue = nullptr;
-  if (Error error = plugin_->check(plugin_->table.queue_create(*ctx, DPK_PL_QUEUE_IN_ORDER, &queue),
+  if (Error error = plugin_->check(plugin_->table.queue_create(&queue, *ctx, DPK_PL_QUEUE_IN_ORDER),
                                    "creating a queue on " + describe()))
     return error;
   utilityQueue_ = queue;

@@ -69,7 +69,7 @@ Expected<dpk_event_status_t> Event::status() {
     return DPK_EVENT_COMPLETE; // a plugin that returned no event finished synchronously
   dpk_event_status_t status = DPK_EVENT_QUEUED;
   if (Error error = device_->plugin().check(
-          device_->plugin().table.event_status(native_, &status), "event status"))
+          device_->plugin().table.event_status(&status, native_), "event status"))
     return error;
   return status;
 }
@@ -84,7 +84,7 @@ Expected<uint64_t> Event::elapsedNs() {
                                             " plugin does not report command times");
   uint64_t elapsed = 0;
   if (Error error = device_->plugin().check(
-          device_->plugin().table.event_elapsed_ns(native_, &elapsed),
+          device_->plugin().table.event_elapsed_ns(&elapsed, native_),
           "reading the time of " + describe()))
     return error;
   return elapsed;

@@ -267,9 +267,8 @@ Expected<dpk_pl_event_t> enqueueOnDevice(Device &device, dpk_pl_queue_t nativeQu
   }
   dpk_pl_event_t event = nullptr;
   dpk_status_t status = device.plugin().table.enqueue_launch(
-      nativeQueue, native, &pluginConfig, static_cast<uint32_t>(args.args().size()),
-      args.args().data(), static_cast<uint32_t>(deps.size()), deps.data(),
-      wantEvent ? &event : nullptr);
+      wantEvent ? &event : nullptr, nativeQueue, native, &pluginConfig, static_cast<uint32_t>(args.args().size()),
+      args.args().data(), static_cast<uint32_t>(deps.size()), deps.data());
   if (status != DPK_SUCCESS)
     return device.plugin().check(status,
                                  "launching kernel '" + kernel + "' on " + device.describe());

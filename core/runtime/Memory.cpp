@@ -72,7 +72,7 @@ Expected<void *> allocateMemory(Device &device, const dpk_mem_kind_t &kindArgume
   // A zero-byte request still returns a unique, freeable address.
   size_t bytes = size == 0 ? 1 : size;
   if (Error error = device.plugin().check(
-          device.plugin().table.mem_alloc(*context, kind, bytes, AllocationAlignment, &ptr),
+          device.plugin().table.mem_alloc(&ptr, *context, kind, bytes, AllocationAlignment),
           "allocating " + std::to_string(size) + " bytes of " + memKindName(kind) +
               " memory on " + device.describe()))
     return error;

@@ -84,7 +84,7 @@ dpk_status_t get_devices(uint32_t *count, dpk_pl_device_t *) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t device_get_props(dpk_pl_device_t device, dpk_device_props_t *out) {
+dpk_status_t device_get_props(dpk_device_props_t *out, dpk_pl_device_t device) {
   if (!device)
     return reject(DPK_ERROR_INVALID_HANDLE, "device_get_props", "device is NULL");
   if (!out || out->struct_size == 0)
@@ -93,7 +93,7 @@ dpk_status_t device_get_props(dpk_pl_device_t device, dpk_device_props_t *out) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t context_create(dpk_pl_device_t device, dpk_pl_context_t *out) {
+dpk_status_t context_create(dpk_pl_context_t *out, dpk_pl_device_t device) {
   if (!device)
     return reject(DPK_ERROR_INVALID_HANDLE, "context_create", "device is NULL");
   if (!out)
@@ -107,7 +107,7 @@ dpk_status_t context_release(dpk_pl_context_t context) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t queue_create(dpk_pl_context_t context, uint32_t flags, dpk_pl_queue_t *out) {
+dpk_status_t queue_create(dpk_pl_queue_t *out, dpk_pl_context_t context, uint32_t flags) {
   if (!context)
     return reject(DPK_ERROR_INVALID_HANDLE, "queue_create", "context is NULL");
   if (!out)
@@ -130,8 +130,8 @@ dpk_status_t queue_finish(dpk_pl_queue_t queue) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t mem_alloc(dpk_pl_context_t context, dpk_mem_kind_t kind, size_t size,
-                       size_t alignment, void **out) {
+dpk_status_t mem_alloc(void **out, dpk_pl_context_t context, dpk_mem_kind_t kind, size_t size,
+                       size_t alignment) {
   if (!context)
     return reject(DPK_ERROR_INVALID_HANDLE, "mem_alloc", "context is NULL");
   if (!out || size == 0)
@@ -152,8 +152,8 @@ dpk_status_t mem_free(dpk_pl_context_t context, void *) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t enqueue_copy(dpk_pl_queue_t queue, void *dst, const void *src, size_t bytes,
-                          uint32_t numDeps, const dpk_pl_event_t *deps, dpk_pl_event_t *) {
+dpk_status_t enqueue_copy(dpk_pl_event_t *, dpk_pl_queue_t queue, void *dst, const void *src, size_t bytes,
+                          uint32_t numDeps, const dpk_pl_event_t *deps) {
   if (!queue)
     return reject(DPK_ERROR_INVALID_HANDLE, "enqueue_copy", "queue is NULL");
   if (bytes != 0 && (!dst || !src))
@@ -161,9 +161,9 @@ dpk_status_t enqueue_copy(dpk_pl_queue_t queue, void *dst, const void *src, size
   return checkDeps("enqueue_copy", numDeps, deps);
 }
 
-dpk_status_t enqueue_fill(dpk_pl_queue_t queue, void *dst, const void *pattern,
+dpk_status_t enqueue_fill(dpk_pl_event_t *, dpk_pl_queue_t queue, void *dst, const void *pattern,
                           size_t patternSize, size_t bytes, uint32_t numDeps,
-                          const dpk_pl_event_t *deps, dpk_pl_event_t *) {
+                          const dpk_pl_event_t *deps) {
   if (!queue)
     return reject(DPK_ERROR_INVALID_HANDLE, "enqueue_fill", "queue is NULL");
   if (!pattern || (bytes != 0 && !dst))
@@ -181,8 +181,8 @@ dpk_status_t enqueue_fill(dpk_pl_queue_t queue, void *dst, const void *pattern,
   return checkDeps("enqueue_fill", numDeps, deps);
 }
 
-dpk_status_t program_create(dpk_pl_context_t context, dpk_artifact_format_t format,
-                            const void *data, size_t size, const char *, dpk_pl_program_t *out) {
+dpk_status_t program_create(dpk_pl_program_t *out, dpk_pl_context_t context, dpk_artifact_format_t format,
+                            const void *data, size_t size, const char *) {
   if (!context)
     return reject(DPK_ERROR_INVALID_HANDLE, "program_create", "context is NULL");
   if (!out)
@@ -203,7 +203,7 @@ dpk_status_t program_release(dpk_pl_program_t program) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t kernel_create(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out) {
+dpk_status_t kernel_create(dpk_pl_kernel_t *out, dpk_pl_program_t program, const char *name) {
   if (!program)
     return reject(DPK_ERROR_INVALID_HANDLE, "kernel_create", "program is NULL");
   if (!name || !out)
@@ -217,7 +217,7 @@ dpk_status_t kernel_release(dpk_pl_kernel_t kernel) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t kernel_max_work_group_size(dpk_pl_kernel_t kernel, uint64_t *out) {
+dpk_status_t kernel_max_work_group_size(uint64_t *out, dpk_pl_kernel_t kernel) {
   if (!kernel)
     return reject(DPK_ERROR_INVALID_HANDLE, "kernel_max_work_group_size", "kernel is NULL");
   if (!out)
@@ -225,10 +225,10 @@ dpk_status_t kernel_max_work_group_size(dpk_pl_kernel_t kernel, uint64_t *out) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t enqueue_launch(dpk_pl_queue_t queue, dpk_pl_kernel_t kernel,
+dpk_status_t enqueue_launch(dpk_pl_event_t *, dpk_pl_queue_t queue, dpk_pl_kernel_t kernel,
                             const dpk_launch_config_t *config, uint32_t numArgs,
                             const dpk_kernel_arg_t *args, uint32_t numDeps,
-                            const dpk_pl_event_t *deps, dpk_pl_event_t *) {
+                            const dpk_pl_event_t *deps) {
   if (!queue || !kernel)
     return reject(DPK_ERROR_INVALID_HANDLE, "enqueue_launch", "queue or kernel is NULL");
   if (!config)
@@ -257,7 +257,7 @@ dpk_status_t event_wait(uint32_t numEvents, const dpk_pl_event_t *events) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t event_status(dpk_pl_event_t event, dpk_event_status_t *out) {
+dpk_status_t event_status(dpk_event_status_t *out, dpk_pl_event_t event) {
   if (!event)
     return reject(DPK_ERROR_INVALID_HANDLE, "event_status", "event is NULL");
   if (!out)
@@ -265,7 +265,7 @@ dpk_status_t event_status(dpk_pl_event_t event, dpk_event_status_t *out) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t event_elapsed_ns(dpk_pl_event_t event, uint64_t *out) {
+dpk_status_t event_elapsed_ns(uint64_t *out, dpk_pl_event_t event) {
   if (!event)
     return reject(DPK_ERROR_INVALID_HANDLE, "event_elapsed_ns", "event is NULL");
   if (!out)

@@ -117,7 +117,7 @@ Expected<dpk_pl_kernel_t> ProgramBuild::kernel(const std::string &name) {
     return it->second;
   dpk_pl_kernel_t native = nullptr;
   if (Error error = device_.plugin().check(
-          device_.plugin().table.kernel_create(native_, name.c_str(), &native),
+          device_.plugin().table.kernel_create(&native, native_, name.c_str()),
           "creating kernel '" + name + "' on " + device_.describe()))
     return error;
   kernels_.emplace(name, native);
@@ -230,7 +230,7 @@ Program::createBuild(Device &device, dpk_artifact_format_t format, const void *d
     return context.takeError();
   dpk_pl_program_t native = nullptr;
   if (Error error = device.plugin().check(
-          device.plugin().table.program_create(*context, format, data, size, nullptr, &native),
+          device.plugin().table.program_create(&native, *context, format, data, size, nullptr),
           "building program '" + label_ + "' for " + device.describe()))
     return error;
   return std::make_shared<ProgramBuild>(device, native, std::move(host));

@@ -36,7 +36,7 @@ Expected<Ref<Queue>> Queue::create(Device &device, uint32_t flags) {
     return context.takeError();
   dpk_pl_queue_t native = nullptr;
   if (Error error = device.plugin().check(
-          device.plugin().table.queue_create(*context, flags, &native),
+          device.plugin().table.queue_create(&native, *context, flags),
           "creating a queue on " + device.describe()))
     return error;
   return Ref<Queue>::adopt(new Queue(device, native, flags));

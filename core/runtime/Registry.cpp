@@ -133,7 +133,7 @@ void Registry::enumerateDevices(const std::shared_ptr<Plugin> &plugin, const std
   for (dpk_pl_device_t native : natives) {
     dpk_device_props_t props{};
     props.struct_size = sizeof(props);
-    if (plugin->check(table.device_get_props(native, &props), "reading device properties"))
+    if (plugin->check(table.device_get_props(&props, native), "reading device properties"))
       continue;
     uint32_t indexInGroup = 0;
     for (const auto &existing : allDevices_) {

@@ -73,8 +73,7 @@ Error copyOnDevice(Device &device, void *dst, const void *src, size_t bytes) {
     return queue.takeError();
   const ValidatedDispatch &table = device.plugin().table;
   dpk_pl_event_t event = nullptr;
-  if (Error error = device.plugin().check(table.enqueue_copy(*queue, dst, src, bytes, 0, nullptr,
-                                                             &event),
+  if (Error error = device.plugin().check(table.enqueue_copy(&event, *queue, dst, src, bytes, 0, nullptr),
                                           "copying " + std::to_string(bytes) + " bytes on " +
                                               device.describe()))
     return error;
@@ -104,8 +103,7 @@ Expected<Ref<Event>> enqueueCopy(Queue &queue, void *dst, const void *src, size_
       return natives.takeError();
     dpk_pl_event_t native = nullptr;
     dpk_status_t status = device.plugin().table.enqueue_copy(
-        queue.native(), dst, src, bytes, static_cast<uint32_t>(natives->size()), natives->data(),
-        &native);
+        &native, queue.native(), dst, src, bytes, static_cast<uint32_t>(natives->size()), natives->data());
     if (status != DPK_SUCCESS)
       return device.plugin().check(status, "copying " + std::to_string(bytes) + " bytes on " +
                                                device.describe());
@@ -165,8 +163,8 @@ Expected<Ref<Event>> enqueueFill(Queue &queue, void *dst, const void *pattern,
     return natives.takeError();
   dpk_pl_event_t native = nullptr;
   dpk_status_t status = device.plugin().table.enqueue_fill(
-      queue.native(), dst, pattern, patternSize, bytes, static_cast<uint32_t>(natives->size()),
-      natives->data(), &native);
+      &native, queue.native(), dst, pattern, patternSize, bytes, static_cast<uint32_t>(natives->size()),
+      natives->data());
   if (status != DPK_SUCCESS)
     return device.plugin().check(status, "filling " + std::to_string(bytes) + " bytes on " +
                                              device.describe());

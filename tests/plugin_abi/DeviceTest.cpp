@@ -88,7 +88,7 @@ TEST_P(PluginAbiDevice, PropertiesHonourAShorterStruct) {
     dpk_device_props_t props;
     std::memset(&props, 0xAB, sizeof props);
     props.struct_size = shorter;
-    ASSERT_EQ(table().device_get_props(device.handle, &props), DPK_SUCCESS) << lastError();
+    ASSERT_EQ(table().device_get_props(&props, device.handle), DPK_SUCCESS) << lastError();
     EXPECT_EQ(props.struct_size, shorter);
     EXPECT_STREQ(props.name, device.props.name);
     EXPECT_EQ(props.max_work_group_size, device.props.max_work_group_size);
@@ -106,21 +106,21 @@ TEST_P(PluginAbiDevice, PropertiesHonourAShorterStruct) {
 TEST_P(PluginAbiDevice, ContextsAndQueuesOfEveryKind) {
   forEachDevice([&](const Device &device) {
     dpk_pl_context_t context = nullptr;
-    ASSERT_EQ(table().context_create(device.handle, &context), DPK_SUCCESS) << lastError();
+    ASSERT_EQ(table().context_create(&context, device.handle), DPK_SUCCESS) << lastError();
     ASSERT_NE(context, nullptr);
     for (uint32_t flags : {uint32_t(DPK_PL_QUEUE_IN_ORDER), uint32_t(DPK_PL_QUEUE_OUT_OF_ORDER),
                            uint32_t(DPK_PL_QUEUE_PROFILING),
                            uint32_t(DPK_PL_QUEUE_OUT_OF_ORDER | DPK_PL_QUEUE_PROFILING)}) {
       SCOPED_TRACE("queue flags " + std::to_string(flags));
       dpk_pl_queue_t queue = nullptr;
-      ASSERT_EQ(table().queue_create(context, flags, &queue), DPK_SUCCESS) << lastError();
+      ASSERT_EQ(table().queue_create(&queue, context, flags), DPK_SUCCESS) << lastError();
       ASSERT_NE(queue, nullptr);
       EXPECT_EQ(table().queue_finish(queue), DPK_SUCCESS) << lastError(); // nothing to wait for
       EXPECT_EQ(table().queue_release(queue), DPK_SUCCESS) << lastError();
     }
     // Two contexts of one device are independent.
     dpk_pl_context_t second = nullptr;
-    ASSERT_EQ(table().context_create(device.handle, &second), DPK_SUCCESS) << lastError();
+    ASSERT_EQ(table().context_create(&second, device.handle), DPK_SUCCESS) << lastError();
     EXPECT_NE(second, context);
     EXPECT_EQ(table().context_release(second), DPK_SUCCESS) << lastError();
     EXPECT_EQ(table().context_release(context), DPK_SUCCESS) << lastError();

@@ -15,22 +15,22 @@ TEST_P(PluginAbiDevice, EventsCompleteAndOrderCommands) {
     ASSERT_NE(ptr, nullptr);
     uint32_t pattern = 0xC0FFEE11u;
     dpk_pl_event_t filled = nullptr, copied = nullptr;
-    ASSERT_EQ(table().enqueue_fill(session.queue, ptr, &pattern, sizeof pattern,
-                                   n * sizeof(uint32_t), 0, nullptr, &filled),
+    ASSERT_EQ(table().enqueue_fill(&filled, session.queue, ptr, &pattern, sizeof pattern,
+                                   n * sizeof(uint32_t), 0, nullptr),
               DPK_SUCCESS)
         << lastError();
     ASSERT_NE(filled, nullptr);
     // Out of order: only the dependency orders the copy after the fill.
     std::vector<uint32_t> back(n, 0);
-    ASSERT_EQ(table().enqueue_copy(session.queue, back.data(), ptr, n * sizeof(uint32_t), 1,
-                                   &filled, &copied),
+    ASSERT_EQ(table().enqueue_copy(&copied, session.queue, back.data(), ptr, n * sizeof(uint32_t), 1,
+                                   &filled),
               DPK_SUCCESS)
         << lastError();
     dpk_pl_event_t both[] = {filled, copied};
     ASSERT_EQ(table().event_wait(2, both), DPK_SUCCESS) << lastError();
     for (dpk_pl_event_t event : both) {
       dpk_event_status_t status = DPK_EVENT_QUEUED;
-      EXPECT_EQ(table().event_status(event, &status), DPK_SUCCESS) << lastError();
+      EXPECT_EQ(table().event_status(&status, event), DPK_SUCCESS) << lastError();
       EXPECT_EQ(status, DPK_EVENT_COMPLETE);
     }
     EXPECT_EQ(back[0], pattern);
@@ -51,18 +51,16 @@ TEST_P(PluginAbiDevice, EmptyCommandsAndEarlyRelease) {
     ASSERT_NE(ptr, nullptr);
     uint64_t pattern = 7;
     dpk_pl_event_t filled = nullptr, copied = nullptr;
-    ASSERT_EQ(table().enqueue_fill(session.queue, ptr, &pattern, sizeof pattern, 0, 0, nullptr,
-                                   &filled),
+    ASSERT_EQ(table().enqueue_fill(&filled, session.queue, ptr, &pattern, sizeof pattern, 0, 0, nullptr),
               DPK_SUCCESS)
         << lastError();
-    ASSERT_EQ(table().enqueue_copy(session.queue, ptr, ptr, 0, 1, &filled, &copied), DPK_SUCCESS)
+    ASSERT_EQ(table().enqueue_copy(&copied, session.queue, ptr, ptr, 0, 1, &filled), DPK_SUCCESS)
         << lastError();
     ASSERT_EQ(table().event_wait(1, &copied), DPK_SUCCESS) << lastError();
     EXPECT_EQ(table().event_release(filled), DPK_SUCCESS) << lastError();
     EXPECT_EQ(table().event_release(copied), DPK_SUCCESS) << lastError();
     dpk_pl_event_t early = nullptr;
-    ASSERT_EQ(table().enqueue_fill(session.queue, ptr, &pattern, sizeof pattern, 4096, 0, nullptr,
-                                   &early),
+    ASSERT_EQ(table().enqueue_fill(&early, session.queue, ptr, &pattern, sizeof pattern, 4096, 0, nullptr),
               DPK_SUCCESS)
         << lastError();
     EXPECT_EQ(table().event_release(early), DPK_SUCCESS) << lastError();
@@ -80,13 +78,13 @@ TEST_P(PluginAbiDevice, ElapsedTimeOnAProfilingQueue) {
     ASSERT_NE(ptr, nullptr);
     uint32_t pattern = 1;
     dpk_pl_event_t filled = nullptr;
-    ASSERT_EQ(table().enqueue_fill(session.queue, ptr, &pattern, sizeof pattern, 1 << 20, 0,
-                                   nullptr, &filled),
+    ASSERT_EQ(table().enqueue_fill(&filled, session.queue, ptr, &pattern, sizeof pattern, 1 << 20, 0,
+                                   nullptr),
               DPK_SUCCESS)
         << lastError();
     ASSERT_EQ(table().event_wait(1, &filled), DPK_SUCCESS) << lastError();
     uint64_t ns = UINT64_MAX;
-    dpk_status_t status = table().event_elapsed_ns(filled, &ns);
+    dpk_status_t status = table().event_elapsed_ns(&ns, filled);
     if (status == DPK_SUCCESS) {
       EXPECT_NE(ns, UINT64_MAX);
     } else {
@@ -116,7 +114,7 @@ TEST_P(PluginAbiDevice, LastErrorAfterAFailure) {
     dpk_pl_program_t program = fakeHandle<dpk_pl_program_t>();
     const char text[] = "not an artifact";
     dpk_status_t status =
-        table().program_create(session.context, refused, text, sizeof text, nullptr, &program);
+        table().program_create(&program, session.context, refused, text, sizeof text, nullptr);
     EXPECT_EQ(status, DPK_ERROR_UNSUPPORTED);
     EXPECT_EQ(runtime::lastValidationFailure(), nullptr) << "the plugin was never asked";
     EXPECT_EQ(program, fakeHandle<dpk_pl_program_t>()) << "the out-parameter was written";

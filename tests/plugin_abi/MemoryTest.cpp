@@ -17,7 +17,7 @@ void expectAlignedAllocations(const runtime::ValidatedDispatch &table, dpk_pl_co
   for (size_t alignment : alignments) {
     SCOPED_TRACE("alignment " + std::to_string(alignment));
     void *aligned = nullptr;
-    ASSERT_EQ(table.mem_alloc(context, kind, 100, alignment, &aligned), DPK_SUCCESS)
+    ASSERT_EQ(table.mem_alloc(&aligned, context, kind, 100, alignment), DPK_SUCCESS)
         << table.last_error(nullptr);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(aligned) % alignment, 0u);
     EXPECT_EQ(table.mem_free(context, aligned), DPK_SUCCESS) << table.last_error(nullptr);
@@ -33,7 +33,7 @@ TEST_P(PluginAbiDevice, AllocatesEveryAdvertisedKind) {
     for (dpk_mem_kind_t kind : Kinds) {
       SCOPED_TRACE(std::string(kindName(kind)) + " memory");
       void *ptr = nullptr;
-      dpk_status_t status = table().mem_alloc(session.context, kind, 4096, 0, &ptr);
+      dpk_status_t status = table().mem_alloc(&ptr, session.context, kind, 4096, 0);
       if (!(device.props.aspects & aspectOf(kind))) {
         EXPECT_EQ(status, DPK_ERROR_UNSUPPORTED) << "not advertised, yet: " << lastError();
         EXPECT_NE(lastError(), "");
@@ -97,13 +97,13 @@ TEST_P(PluginAbiDevice, CopiesRoundTripBetweenEveryKind) {
         void *from = source.from, *to = target.to;
         ASSERT_TRUE(from && to);
         std::fill(out.begin(), out.end(), 0);
-        ASSERT_EQ(table().enqueue_copy(session.queue, from, in.data(), bytes, 0, nullptr, nullptr),
+        ASSERT_EQ(table().enqueue_copy(nullptr, session.queue, from, in.data(), bytes, 0, nullptr),
                   DPK_SUCCESS)
             << lastError();
-        ASSERT_EQ(table().enqueue_copy(session.queue, to, from, bytes, 0, nullptr, nullptr),
+        ASSERT_EQ(table().enqueue_copy(nullptr, session.queue, to, from, bytes, 0, nullptr),
                   DPK_SUCCESS)
             << lastError();
-        ASSERT_EQ(table().enqueue_copy(session.queue, out.data(), to, bytes, 0, nullptr, nullptr),
+        ASSERT_EQ(table().enqueue_copy(nullptr, session.queue, out.data(), to, bytes, 0, nullptr),
                   DPK_SUCCESS)
             << lastError();
         ASSERT_EQ(table().queue_finish(session.queue), DPK_SUCCESS) << lastError();
@@ -133,11 +133,11 @@ TEST_P(PluginAbiDevice, FillsEveryPatternSize) {
       SCOPED_TRACE("pattern of " + std::to_string(patternSize) + " bytes");
       std::vector<unsigned char> pattern(patternSize);
       std::iota(pattern.begin(), pattern.end(), static_cast<unsigned char>(patternSize * 3 + 1));
-      ASSERT_EQ(table().enqueue_fill(session.queue, ptr, pattern.data(), patternSize, bytes, 0,
-                                     nullptr, nullptr),
+      ASSERT_EQ(table().enqueue_fill(nullptr, session.queue, ptr, pattern.data(), patternSize, bytes, 0,
+                                     nullptr),
                 DPK_SUCCESS)
           << lastError();
-      ASSERT_EQ(table().enqueue_copy(session.queue, back.data(), ptr, bytes, 0, nullptr, nullptr),
+      ASSERT_EQ(table().enqueue_copy(nullptr, session.queue, back.data(), ptr, bytes, 0, nullptr),
                 DPK_SUCCESS)
           << lastError();
       ASSERT_EQ(table().queue_finish(session.queue), DPK_SUCCESS) << lastError();

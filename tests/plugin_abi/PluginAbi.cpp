@@ -94,7 +94,7 @@ void PluginAbiDevice::forEachDevice(const std::function<void(const Device &)> &b
   for (dpk_pl_device_t handle : loaded->devices) {
     Device device{handle, {}};
     device.props.struct_size = sizeof device.props;
-    ASSERT_EQ(table().device_get_props(handle, &device.props), DPK_SUCCESS) << lastError();
+    ASSERT_EQ(table().device_get_props(&device.props, handle), DPK_SUCCESS) << lastError();
     SCOPED_TRACE(std::string(backend()) + " device '" + device.props.name + "'");
     body(device);
     if (HasFatalFailure())
@@ -105,10 +105,10 @@ void PluginAbiDevice::forEachDevice(const std::function<void(const Device &)> &b
 PluginAbiDevice::Session::Session(const runtime::ValidatedDispatch &table, const Device &device,
                                   uint32_t flags)
     : table(table) {
-  EXPECT_EQ(table.context_create(device.handle, &context), DPK_SUCCESS)
+  EXPECT_EQ(table.context_create(&context, device.handle), DPK_SUCCESS)
       << table.last_error(nullptr);
   if (context) {
-    EXPECT_EQ(table.queue_create(context, flags, &queue), DPK_SUCCESS)
+    EXPECT_EQ(table.queue_create(&queue, context, flags), DPK_SUCCESS)
         << table.last_error(nullptr);
   }
 }
@@ -124,7 +124,7 @@ PluginAbiDevice::Session::~Session() {
 
 void *PluginAbiDevice::Session::alloc(size_t bytes, dpk_mem_kind_t kind) {
   void *ptr = nullptr;
-  EXPECT_EQ(table.mem_alloc(context, kind, bytes, 0, &ptr), DPK_SUCCESS)
+  EXPECT_EQ(table.mem_alloc(&ptr, context, kind, bytes, 0), DPK_SUCCESS)
       << table.last_error(nullptr);
   return ptr;
 }

@@ -94,13 +94,13 @@ TEST_P(PluginAbi, NullHandleInAnArray) {
   auto queue = fakeHandle<dpk_pl_queue_t>();
   int data = 0;
   expectRejected(table().event_wait(1, none), DPK_ERROR_INVALID_HANDLE, "event_wait");
-  expectRejected(table().enqueue_copy(queue, &data, &data, 4, 1, none, nullptr),
+  expectRejected(table().enqueue_copy(nullptr, queue, &data, &data, 4, 1, none),
                  DPK_ERROR_INVALID_HANDLE, "enqueue_copy");
-  expectRejected(table().enqueue_fill(queue, &data, &data, 4, 4, 1, none, nullptr),
+  expectRejected(table().enqueue_fill(nullptr, queue, &data, &data, 4, 4, 1, none),
                  DPK_ERROR_INVALID_HANDLE, "enqueue_fill");
   dpk_launch_config_t config{1, {1, 1, 1}, {0, 0, 0}};
-  expectRejected(table().enqueue_launch(queue, fakeHandle<dpk_pl_kernel_t>(), &config, 0,
-                                        nullptr, 1, none, nullptr),
+  expectRejected(table().enqueue_launch(nullptr, queue, fakeHandle<dpk_pl_kernel_t>(), &config, 0,
+                                        nullptr, 1, none),
                  DPK_ERROR_INVALID_HANDLE, "enqueue_launch");
 }
 
@@ -114,34 +114,34 @@ TEST_P(PluginAbi, NullOutParametersAndData) {
   const dpk_status_t invalid = DPK_ERROR_INVALID_ARGUMENT;
   int data = 0;
   expectRejected(table().get_devices(nullptr, nullptr), invalid, "get_devices");
-  expectRejected(table().device_get_props(device, nullptr), invalid, "device_get_props");
+  expectRejected(table().device_get_props(nullptr, device), invalid, "device_get_props");
   dpk_device_props_t noSize{};
-  expectRejected(table().device_get_props(device, &noSize), invalid, "device_get_props");
-  expectRejected(table().context_create(device, nullptr), invalid, "context_create");
-  expectRejected(table().queue_create(context, 0, nullptr), invalid, "queue_create");
-  expectRejected(table().mem_alloc(context, DPK_MEM_DEVICE, 64, 0, nullptr), invalid,
+  expectRejected(table().device_get_props(&noSize, device), invalid, "device_get_props");
+  expectRejected(table().context_create(nullptr, device), invalid, "context_create");
+  expectRejected(table().queue_create(nullptr, context, 0), invalid, "queue_create");
+  expectRejected(table().mem_alloc(nullptr, context, DPK_MEM_DEVICE, 64, 0), invalid,
                  "mem_alloc");
   dpk_pl_program_t newProgram = nullptr;
-  expectRejected(table().program_create(context, DPK_FORMAT_SPIRV, &data, 4, nullptr, nullptr),
+  expectRejected(table().program_create(nullptr, context, DPK_FORMAT_SPIRV, &data, 4, nullptr),
                  invalid, "program_create");
   expectRejected(
-      table().program_create(context, DPK_FORMAT_SPIRV, nullptr, 4, nullptr, &newProgram),
+      table().program_create(&newProgram, context, DPK_FORMAT_SPIRV, nullptr, 4, nullptr),
       invalid, "program_create");
-  expectRejected(table().program_create(context, DPK_FORMAT_SPIRV, &data, 0, nullptr, &newProgram),
+  expectRejected(table().program_create(&newProgram, context, DPK_FORMAT_SPIRV, &data, 0, nullptr),
                  invalid, "program_create");
   dpk_pl_kernel_t newKernel = nullptr;
-  expectRejected(table().kernel_create(program, "k", nullptr), invalid, "kernel_create");
-  expectRejected(table().kernel_create(program, nullptr, &newKernel), invalid, "kernel_create");
-  expectRejected(table().kernel_max_work_group_size(kernel, nullptr), invalid,
+  expectRejected(table().kernel_create(nullptr, program, "k"), invalid, "kernel_create");
+  expectRejected(table().kernel_create(&newKernel, program, nullptr), invalid, "kernel_create");
+  expectRejected(table().kernel_max_work_group_size(nullptr, kernel), invalid,
                  "kernel_max_work_group_size");
-  expectRejected(table().event_status(event, nullptr), invalid, "event_status");
-  expectRejected(table().event_elapsed_ns(event, nullptr), invalid, "event_elapsed_ns");
+  expectRejected(table().event_status(nullptr, event), invalid, "event_status");
+  expectRejected(table().event_elapsed_ns(nullptr, event), invalid, "event_elapsed_ns");
   expectRejected(table().event_wait(1, nullptr), invalid, "event_wait");
-  expectRejected(table().enqueue_copy(queue, nullptr, &data, 4, 0, nullptr, nullptr), invalid,
+  expectRejected(table().enqueue_copy(nullptr, queue, nullptr, &data, 4, 0, nullptr), invalid,
                  "enqueue_copy");
-  expectRejected(table().enqueue_copy(queue, &data, nullptr, 4, 0, nullptr, nullptr), invalid,
+  expectRejected(table().enqueue_copy(nullptr, queue, &data, nullptr, 4, 0, nullptr), invalid,
                  "enqueue_copy");
-  expectRejected(table().enqueue_launch(queue, kernel, nullptr, 0, nullptr, 0, nullptr, nullptr),
+  expectRejected(table().enqueue_launch(nullptr, queue, kernel, nullptr, 0, nullptr, 0, nullptr),
                  invalid, "enqueue_launch");
   EXPECT_EQ(newProgram, nullptr);
   EXPECT_EQ(newKernel, nullptr);
@@ -151,13 +151,13 @@ TEST_P(PluginAbi, NullDependencyList) {
   auto queue = fakeHandle<dpk_pl_queue_t>();
   int data = 0;
   const dpk_status_t invalid = DPK_ERROR_INVALID_ARGUMENT;
-  expectRejected(table().enqueue_copy(queue, &data, &data, 4, 1, nullptr, nullptr), invalid,
+  expectRejected(table().enqueue_copy(nullptr, queue, &data, &data, 4, 1, nullptr), invalid,
                  "enqueue_copy");
-  expectRejected(table().enqueue_fill(queue, &data, &data, 4, 4, 1, nullptr, nullptr), invalid,
+  expectRejected(table().enqueue_fill(nullptr, queue, &data, &data, 4, 4, 1, nullptr), invalid,
                  "enqueue_fill");
   dpk_launch_config_t config{1, {1, 1, 1}, {0, 0, 0}};
-  expectRejected(table().enqueue_launch(queue, fakeHandle<dpk_pl_kernel_t>(), &config, 0,
-                                        nullptr, 1, nullptr, nullptr),
+  expectRejected(table().enqueue_launch(nullptr, queue, fakeHandle<dpk_pl_kernel_t>(), &config, 0,
+                                        nullptr, 1, nullptr),
                  invalid, "enqueue_launch");
 }
 
@@ -165,19 +165,19 @@ TEST_P(PluginAbi, UnknownFlagsKindsAndFormats) {
   auto context = fakeHandle<dpk_pl_context_t>();
   const dpk_status_t invalid = DPK_ERROR_INVALID_ARGUMENT;
   dpk_pl_queue_t queue = nullptr;
-  expectRejected(table().queue_create(context, 1u << 7, &queue), invalid, "queue_create");
+  expectRejected(table().queue_create(&queue, context, 1u << 7), invalid, "queue_create");
   void *ptr = nullptr;
   // No enumerator, yet values C++ may hold in these enums (0 and 3 are within the range their
   // enumerators span): anything further out is undefined behaviour to pass by value in C++,
   // where only a C caller can (kernel arguments, below, are read from memory).
   const auto unknownKind = static_cast<dpk_mem_kind_t>(0);
-  expectRejected(table().mem_alloc(context, unknownKind, 64, 0, &ptr), invalid, "mem_alloc");
-  expectRejected(table().mem_alloc(context, DPK_MEM_DEVICE, 0, 0, &ptr), invalid, "mem_alloc");
-  expectRejected(table().mem_alloc(context, DPK_MEM_DEVICE, 64, 3, &ptr), invalid, "mem_alloc");
+  expectRejected(table().mem_alloc(&ptr, context, unknownKind, 64, 0), invalid, "mem_alloc");
+  expectRejected(table().mem_alloc(&ptr, context, DPK_MEM_DEVICE, 0, 0), invalid, "mem_alloc");
+  expectRejected(table().mem_alloc(&ptr, context, DPK_MEM_DEVICE, 64, 3), invalid, "mem_alloc");
   const auto unknownFormat = static_cast<dpk_artifact_format_t>(3); // two formats at once
   dpk_pl_program_t program = nullptr;
   int data = 0;
-  expectRejected(table().program_create(context, unknownFormat, &data, 4, nullptr, &program),
+  expectRejected(table().program_create(&program, context, unknownFormat, &data, 4, nullptr),
                  invalid, "program_create");
   EXPECT_EQ(queue, nullptr);
   EXPECT_EQ(ptr, nullptr);
@@ -205,7 +205,7 @@ TEST_P(PluginAbi, MalformedRanges) {
   for (const Case &c : cases) {
     SCOPED_TRACE(c.what);
     dpk_status_t status =
-        table().enqueue_launch(queue, kernel, &c.config, 0, nullptr, 0, nullptr, nullptr);
+        table().enqueue_launch(nullptr, queue, kernel, &c.config, 0, nullptr, 0, nullptr);
     expectRejected(status, DPK_ERROR_INVALID_RANGE, "enqueue_launch");
     const char *why = runtime::lastValidationFailure();
     EXPECT_NE(std::string(why ? why : "").find(c.message), std::string::npos) << why;
@@ -235,12 +235,12 @@ TEST_P(PluginAbi, BadKernelArguments) {
   dpk_launch_config_t config{1, {64, 1, 1}, {0, 0, 0}};
   for (const Case &c : cases) {
     SCOPED_TRACE(c.what);
-    expectRejected(table().enqueue_launch(queue, kernel, &config, 1, &c.arg, 0, nullptr, nullptr),
+    expectRejected(table().enqueue_launch(nullptr, queue, kernel, &config, 1, &c.arg, 0, nullptr),
                    DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch");
     const char *why = runtime::lastValidationFailure();
     EXPECT_NE(std::string(why ? why : "").find(c.message), std::string::npos) << why;
   }
-  expectRejected(table().enqueue_launch(queue, kernel, &config, 1, nullptr, 0, nullptr, nullptr),
+  expectRejected(table().enqueue_launch(nullptr, queue, kernel, &config, 1, nullptr, 0, nullptr),
                  DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch");
 }
 
@@ -258,13 +258,12 @@ TEST_P(PluginAbi, BadFillPatterns) {
   unsigned char buffer[512] = {};
   for (const Case &c : cases) {
     SCOPED_TRACE(c.what);
-    expectRejected(table().enqueue_fill(queue, buffer, buffer, c.patternSize, c.bytes, 0, nullptr,
-                                        nullptr),
+    expectRejected(table().enqueue_fill(nullptr, queue, buffer, buffer, c.patternSize, c.bytes, 0, nullptr),
                    DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill");
   }
-  expectRejected(table().enqueue_fill(queue, buffer, nullptr, 4, 8, 0, nullptr, nullptr),
+  expectRejected(table().enqueue_fill(nullptr, queue, buffer, nullptr, 4, 8, 0, nullptr),
                  DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill");
-  expectRejected(table().enqueue_fill(queue, nullptr, buffer, 4, 8, 0, nullptr, nullptr),
+  expectRejected(table().enqueue_fill(nullptr, queue, nullptr, buffer, 4, 8, 0, nullptr),
                  DPK_ERROR_INVALID_ARGUMENT, "enqueue_fill");
 }
 

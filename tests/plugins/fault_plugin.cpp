@@ -90,7 +90,7 @@ dpk_status_t getDevices(uint32_t *count, dpk_pl_device_t *devices) {
 
 const char *noDeviceReason() { return injected("nodevice") ? "fault: injected absence of devices" : ""; }
 
-dpk_status_t deviceGetProps(dpk_pl_device_t, dpk_device_props_t *out) {
+dpk_status_t deviceGetProps(dpk_device_props_t *out, dpk_pl_device_t) {
   dpk_device_props_t props{};
   props.struct_size = sizeof props;
   plugin::copyString(props.name, "dpk fault-injection device");
@@ -111,7 +111,7 @@ dpk_status_t deviceGetProps(dpk_pl_device_t, dpk_device_props_t *out) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t contextCreate(dpk_pl_device_t, dpk_pl_context_t *out) {
+dpk_status_t contextCreate(dpk_pl_context_t *out, dpk_pl_device_t) {
   *out = new dpk_pl_context_s;
   return DPK_SUCCESS;
 }
@@ -119,7 +119,7 @@ dpk_status_t contextRelease(dpk_pl_context_t context) {
   delete context;
   return DPK_SUCCESS;
 }
-dpk_status_t queueCreate(dpk_pl_context_t, uint32_t, dpk_pl_queue_t *out) {
+dpk_status_t queueCreate(dpk_pl_queue_t *out, dpk_pl_context_t, uint32_t) {
   *out = new dpk_pl_queue_s;
   return DPK_SUCCESS;
 }
@@ -135,7 +135,7 @@ dpk_status_t queueFinish(dpk_pl_queue_t queue) {
   return status == DPK_SUCCESS ? DPK_SUCCESS : plugin::fail(status, cause);
 }
 
-dpk_status_t memAlloc(dpk_pl_context_t, dpk_mem_kind_t, size_t size, size_t alignment, void **out) {
+dpk_status_t memAlloc(void **out, dpk_pl_context_t, dpk_mem_kind_t, size_t size, size_t alignment) {
   if (injected("oom"))
     return plugin::fail(DPK_ERROR_OUT_OF_DEVICE_MEMORY, 2, "fault: injected out of device memory allocating " + std::to_string(size) + " bytes");
   size_t align = alignment > 64 ? alignment : 64;
@@ -150,16 +150,16 @@ dpk_status_t memFree(dpk_pl_context_t, void *ptr) {
   return DPK_SUCCESS;
 }
 
-dpk_status_t enqueueCopy(dpk_pl_queue_t, void *dst, const void *src, size_t bytes, uint32_t numDeps,
-                         const dpk_pl_event_t *deps, dpk_pl_event_t *out) {
+dpk_status_t enqueueCopy(dpk_pl_event_t *out, dpk_pl_queue_t, void *dst, const void *src, size_t bytes, uint32_t numDeps,
+                         const dpk_pl_event_t *deps) {
   DPK_RETURN_ON_FAILURE(waitDeps(numDeps, deps));
   std::memmove(dst, src, bytes);
   finished(DPK_SUCCESS, "", out);
   return DPK_SUCCESS;
 }
 
-dpk_status_t enqueueFill(dpk_pl_queue_t, void *dst, const void *pattern, size_t patternSize, size_t bytes,
-                         uint32_t numDeps, const dpk_pl_event_t *deps, dpk_pl_event_t *out) {
+dpk_status_t enqueueFill(dpk_pl_event_t *out, dpk_pl_queue_t, void *dst, const void *pattern, size_t patternSize, size_t bytes,
+                         uint32_t numDeps, const dpk_pl_event_t *deps) {
   DPK_RETURN_ON_FAILURE(waitDeps(numDeps, deps));
   for (size_t offset = 0; offset + patternSize <= bytes; offset += patternSize)
     std::memcpy(static_cast<char *>(dst) + offset, pattern, patternSize);
@@ -167,8 +167,8 @@ dpk_status_t enqueueFill(dpk_pl_queue_t, void *dst, const void *pattern, size_t 
   return DPK_SUCCESS;
 }
 
-dpk_status_t programCreate(dpk_pl_context_t, dpk_artifact_format_t format, const void *data, size_t,
-                           const char *, dpk_pl_program_t *out) {
+dpk_status_t programCreate(dpk_pl_program_t *out, dpk_pl_context_t, dpk_artifact_format_t format, const void *data, size_t,
+                           const char *) {
   if (injected("compile"))
     return plugin::fail(DPK_ERROR_COMPILE, 11, "fault: injected build failure\nbuild log: error: injected");
   if (format != DPK_FORMAT_HOST_NATIVE)
@@ -186,7 +186,7 @@ dpk_status_t programRelease(dpk_pl_program_t program) {
   delete program;
   return DPK_SUCCESS;
 }
-dpk_status_t kernelCreate(dpk_pl_program_t program, const char *name, dpk_pl_kernel_t *out) {
+dpk_status_t kernelCreate(dpk_pl_kernel_t *out, dpk_pl_program_t program, const char *name) {
   for (size_t i = 0; i < program->names.size(); ++i)
     if (program->names[i] == name) {
       *out = new dpk_pl_kernel_s{program->kernels[i]};
@@ -198,7 +198,7 @@ dpk_status_t kernelRelease(dpk_pl_kernel_t kernel) {
   delete kernel;
   return DPK_SUCCESS;
 }
-dpk_status_t kernelMaxWorkGroupSize(dpk_pl_kernel_t, uint64_t *out) {
+dpk_status_t kernelMaxWorkGroupSize(uint64_t *out, dpk_pl_kernel_t) {
   *out = 1024;
   return DPK_SUCCESS;
 }
@@ -265,9 +265,9 @@ void runSerially(const dpk_host_kernel_entry_t &entry, const dpk_launch_config_t
 
 } // namespace
 
-dpk_status_t enqueueLaunch(dpk_pl_queue_t queue, dpk_pl_kernel_t kernel, const dpk_launch_config_t *config,
+dpk_status_t enqueueLaunch(dpk_pl_event_t *out, dpk_pl_queue_t queue, dpk_pl_kernel_t kernel, const dpk_launch_config_t *config,
                            uint32_t numArgs, const dpk_kernel_arg_t *args, uint32_t numDeps,
-                           const dpk_pl_event_t *deps, dpk_pl_event_t *out) {
+                           const dpk_pl_event_t *deps) {
   if (injected("launch"))
     return plugin::fail(DPK_ERROR_LAUNCH, 700, std::string("fault: injected launch failure of '") + kernel->entry.name + "'");
   DPK_RETURN_ON_FAILURE(waitDeps(numDeps, deps));
@@ -291,11 +291,11 @@ dpk_status_t eventWait(uint32_t numEvents, const dpk_pl_event_t *events) {
       return plugin::fail(events[i]->status, events[i]->cause);
   return DPK_SUCCESS;
 }
-dpk_status_t eventStatus(dpk_pl_event_t event, dpk_event_status_t *out) {
+dpk_status_t eventStatus(dpk_event_status_t *out, dpk_pl_event_t event) {
   *out = event->status == DPK_SUCCESS ? DPK_EVENT_COMPLETE : DPK_EVENT_ERROR;
   return DPK_SUCCESS;
 }
-dpk_status_t eventElapsedNs(dpk_pl_event_t, uint64_t *) {
+dpk_status_t eventElapsedNs(uint64_t *, dpk_pl_event_t) {
   return plugin::fail(DPK_ERROR_UNSUPPORTED, "fault: no profiling");
 }
 dpk_status_t eventRelease(dpk_pl_event_t event) {

@@ -95,11 +95,11 @@ int main(int argc, char **argv) {
   dpk_pl_queue_t queue;
   dpk_pl_program_t program;
   dpk_pl_kernel_t kernel;
-  CHECK(t.context_create(dev, &ctx) == DPK_SUCCESS);
-  CHECK(t.queue_create(ctx, DPK_PL_QUEUE_IN_ORDER, &queue) == DPK_SUCCESS);
-  CHECK(t.program_create(ctx, DPK_FORMAT_PTX, ptx.c_str(), ptx.size() + 1, nullptr, &program) ==
+  CHECK(t.context_create(&ctx, dev) == DPK_SUCCESS);
+  CHECK(t.queue_create(&queue, ctx, DPK_PL_QUEUE_IN_ORDER) == DPK_SUCCESS);
+  CHECK(t.program_create(&program, ctx, DPK_FORMAT_PTX, ptx.c_str(), ptx.size() + 1, nullptr) ==
         DPK_SUCCESS);
-  CHECK(t.kernel_create(program, "empty_kernel", &kernel) == DPK_SUCCESS);
+  CHECK(t.kernel_create(&kernel, program, "empty_kernel") == DPK_SUCCESS);
   dpk_launch_config_t nd{};
   nd.dims = 1;
   nd.global_size[0] = 1;
@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
   const int repeats = 5;
   for (int warm = 0; warm < 1000; ++warm) {
     cu.launchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, nullptr, nullptr);
-    t.enqueue_launch(queue, kernel, &nd, 0, nullptr, 0, nullptr, nullptr);
+    t.enqueue_launch(nullptr, queue, kernel, &nd, 0, nullptr, 0, nullptr);
   }
   rawSync();
   plSync();
@@ -140,14 +140,14 @@ int main(int argc, char **argv) {
       repeats, n,
       [&](int k) {
         for (int i = 0; i < k; ++i)
-          t.enqueue_launch(queue, kernel, &nd, 0, nullptr, 0, nullptr, nullptr);
+          t.enqueue_launch(nullptr, queue, kernel, &nd, 0, nullptr, 0, nullptr);
       },
       plSync);
   double pluginRange = bestNs(
       repeats, n,
       [&](int k) {
         for (int i = 0; i < k; ++i)
-          t.enqueue_launch(queue, kernel, &rangeSmall, 0, nullptr, 0, nullptr, nullptr);
+          t.enqueue_launch(nullptr, queue, kernel, &rangeSmall, 0, nullptr, 0, nullptr);
       },
       plSync);
   double pluginEvent = bestNs(
@@ -155,7 +155,7 @@ int main(int argc, char **argv) {
       [&](int k) {
         for (int i = 0; i < k; ++i) {
           dpk_pl_event_t e;
-          t.enqueue_launch(queue, kernel, &nd, 0, nullptr, 0, nullptr, &e);
+          t.enqueue_launch(&e, queue, kernel, &nd, 0, nullptr, 0, nullptr);
           t.event_release(e);
         }
       },
@@ -175,7 +175,7 @@ int main(int argc, char **argv) {
       [&](int k) {
         for (int i = 0; i < k; ++i) {
           dpk_pl_event_t e;
-          t.enqueue_launch(queue, kernel, &nd, 0, nullptr, 0, nullptr, &e);
+          t.enqueue_launch(&e, queue, kernel, &nd, 0, nullptr, 0, nullptr);
           t.event_wait(1, &e);
           t.event_release(e);
         }
@@ -185,7 +185,7 @@ int main(int argc, char **argv) {
       repeats, n / 10,
       [&](int k) {
         for (int i = 0; i < k; ++i)
-          t.enqueue_launch(queue, kernel, &range, 0, nullptr, 0, nullptr, nullptr);
+          t.enqueue_launch(nullptr, queue, kernel, &range, 0, nullptr, 0, nullptr);
       },
       plSync);
 

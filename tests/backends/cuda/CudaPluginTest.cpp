@@ -96,8 +96,8 @@ protected:
     ASSERT_EQ(p.loadError, "");
     if (p.devices.empty())
       GTEST_SKIP() << "no CUDA device: " << p.t.no_device_reason();
-    ASSERT_EQ(t.context_create(p.devices[0], &context), DPK_SUCCESS) << lastError();
-    ASSERT_EQ(t.queue_create(context, DPK_PL_QUEUE_IN_ORDER, &queue), DPK_SUCCESS) << lastError();
+    ASSERT_EQ(t.context_create(&context, p.devices[0]), DPK_SUCCESS) << lastError();
+    ASSERT_EQ(t.queue_create(&queue, context, DPK_PL_QUEUE_IN_ORDER), DPK_SUCCESS) << lastError();
   }
 
   void TearDown() override {
@@ -109,12 +109,12 @@ protected:
 
   void *alloc(dpk_mem_kind_t kind, size_t bytes) {
     void *p = nullptr;
-    EXPECT_EQ(t.mem_alloc(context, kind, bytes, 0, &p), DPK_SUCCESS) << lastError();
+    EXPECT_EQ(t.mem_alloc(&p, context, kind, bytes, 0), DPK_SUCCESS) << lastError();
     return p;
   }
 
   void copy(void *dst, const void *src, size_t bytes) {
-    ASSERT_EQ(t.enqueue_copy(queue, dst, src, bytes, 0, nullptr, nullptr), DPK_SUCCESS)
+    ASSERT_EQ(t.enqueue_copy(nullptr, queue, dst, src, bytes, 0, nullptr), DPK_SUCCESS)
         << lastError();
   }
 
@@ -127,7 +127,7 @@ protected:
       return nullptr;
     dpk_pl_program_t prog = nullptr;
     EXPECT_EQ(
-        t.program_create(context, DPK_FORMAT_PTX, ptx.c_str(), ptx.size() + 1, nullptr, &prog),
+        t.program_create(&prog, context, DPK_FORMAT_PTX, ptx.c_str(), ptx.size() + 1, nullptr),
         DPK_SUCCESS)
         << lastError();
     return prog;
@@ -184,7 +184,7 @@ TEST(CudaPluginDeathTest, MissingDriverMeansZeroDevicesAndAReason) {
 TEST_F(CudaDevice, Properties) {
   dpk_device_props_t props{};
   props.struct_size = sizeof(props);
-  ASSERT_EQ(t.device_get_props(Plugin::get().devices[0], &props), DPK_SUCCESS) << lastError();
+  ASSERT_EQ(t.device_get_props(&props, Plugin::get().devices[0]), DPK_SUCCESS) << lastError();
   std::printf(
       "device: %s | %s | target %s | %u SMs | %llu bytes | max wg %llu | "
       "local %llu | max items %llu,%llu,%llu\n%s\n",
@@ -244,7 +244,7 @@ TEST_F(CudaDevice, FillStrategiesForEveryPatternSizeAndOffset) {
       pattern[i] = static_cast<unsigned char>(0x11 * (i + 1) + patternSize);
     for (size_t offset : {size_t(0), size_t(2)}) { // offset 2: the misaligned path
       unsigned char *dst = static_cast<unsigned char *>(dev) + offset;
-      ASSERT_EQ(t.enqueue_fill(queue, dst, pattern.data(), patternSize, bytes, 0, nullptr, nullptr),
+      ASSERT_EQ(t.enqueue_fill(nullptr, queue, dst, pattern.data(), patternSize, bytes, 0, nullptr),
                 DPK_SUCCESS)
           << lastError();
       copy(got.data(), dst, bytes);
@@ -262,16 +262,16 @@ TEST_F(CudaDevice, FillStrategiesForEveryPatternSizeAndOffset) {
 TEST_F(CudaDevice, OutOfDeviceMemory) {
   dpk_device_props_t props{};
   props.struct_size = sizeof(props);
-  ASSERT_EQ(t.device_get_props(Plugin::get().devices[0], &props), DPK_SUCCESS);
+  ASSERT_EQ(t.device_get_props(&props, Plugin::get().devices[0]), DPK_SUCCESS);
   void *p = nullptr;
-  EXPECT_EQ(t.mem_alloc(context, DPK_MEM_DEVICE, props.global_mem_size * 2, 0, &p),
+  EXPECT_EQ(t.mem_alloc(&p, context, DPK_MEM_DEVICE, props.global_mem_size * 2, 0),
             DPK_ERROR_OUT_OF_DEVICE_MEMORY);
   EXPECT_EQ(p, nullptr);
   std::string message = lastError();
   EXPECT_NE(message.find("CUDA_ERROR_OUT_OF_MEMORY"), std::string::npos) << message;
   std::printf("out of memory: %s\n", message.c_str());
   // Managed memory beyond the device is refused before the driver sees it.
-  EXPECT_EQ(t.mem_alloc(context, DPK_MEM_SHARED, props.global_mem_size * 2, 0, &p),
+  EXPECT_EQ(t.mem_alloc(&p, context, DPK_MEM_SHARED, props.global_mem_size * 2, 0),
             DPK_ERROR_OUT_OF_DEVICE_MEMORY);
 }
 
@@ -279,7 +279,7 @@ TEST_F(CudaDevice, BadPtxIsACompileErrorWithTheJitLog) {
   const char *bad = ".version 7.0\n.target sm_75\n.address_size 64\n"
                     ".visible .entry broken(.param .u64 p)\n{\n  not_an_instruction %r1;\n}\n";
   dpk_pl_program_t prog = nullptr;
-  EXPECT_EQ(t.program_create(context, DPK_FORMAT_PTX, bad, std::strlen(bad), nullptr, &prog),
+  EXPECT_EQ(t.program_create(&prog, context, DPK_FORMAT_PTX, bad, std::strlen(bad), nullptr),
             DPK_ERROR_COMPILE);
   EXPECT_EQ(prog, nullptr);
   int32_t code = 0;
@@ -288,16 +288,16 @@ TEST_F(CudaDevice, BadPtxIsACompileErrorWithTheJitLog) {
   EXPECT_NE(message.find("cuModuleLoadDataEx"), std::string::npos) << message;
   EXPECT_NE(message.find("ptxas"), std::string::npos) << message; // the JIT's own log
   EXPECT_NE(code, 0);
-  EXPECT_EQ(t.program_create(context, DPK_FORMAT_SPIRV, bad, std::strlen(bad), nullptr, &prog),
+  EXPECT_EQ(t.program_create(&prog, context, DPK_FORMAT_SPIRV, bad, std::strlen(bad), nullptr),
             DPK_ERROR_UNSUPPORTED);
 }
 
 TEST_F(CudaDevice, VectorAddRangeLaunch) {
   LOAD_PROGRAM(prog, "vadd");
   dpk_pl_kernel_t kernel = nullptr;
-  ASSERT_EQ(t.kernel_create(prog, "vadd", &kernel), DPK_SUCCESS) << lastError();
+  ASSERT_EQ(t.kernel_create(&kernel, prog, "vadd"), DPK_SUCCESS) << lastError();
   uint64_t maxWg = 0;
-  ASSERT_EQ(t.kernel_max_work_group_size(kernel, &maxWg), DPK_SUCCESS);
+  ASSERT_EQ(t.kernel_max_work_group_size(&maxWg, kernel), DPK_SUCCESS);
   EXPECT_GE(maxWg, 256u);
   // 3000: block 250; 1009 (prime): block 1; 1 << 20: block 256.
   for (long long n : {3000LL, 1009LL, 1LL << 20}) {
@@ -316,14 +316,14 @@ TEST_F(CudaDevice, VectorAddRangeLaunch) {
     config.dims = 1;
     config.global_size[0] = n;
     dpk_pl_event_t done = nullptr;
-    ASSERT_EQ(t.enqueue_launch(queue, kernel, &config, 4, args, 0, nullptr, &done), DPK_SUCCESS)
+    ASSERT_EQ(t.enqueue_launch(&done, queue, kernel, &config, 4, args, 0, nullptr), DPK_SUCCESS)
         << lastError();
     ASSERT_EQ(t.event_wait(1, &done), DPK_SUCCESS) << lastError();
     dpk_event_status_t status;
-    EXPECT_EQ(t.event_status(done, &status), DPK_SUCCESS);
+    EXPECT_EQ(t.event_status(&status, done), DPK_SUCCESS);
     EXPECT_EQ(status, DPK_EVENT_COMPLETE);
     uint64_t ns = 0;
-    EXPECT_EQ(t.event_elapsed_ns(done, &ns), DPK_ERROR_UNSUPPORTED); // not a profiling queue
+    EXPECT_EQ(t.event_elapsed_ns(&ns, done), DPK_ERROR_UNSUPPORTED); // not a profiling queue
     t.event_release(done);
     copy(c.data(), dc, bytes);
     finish();
@@ -342,11 +342,11 @@ TEST_F(CudaDevice, VectorAddRangeLaunch) {
   dpk_launch_config_t config{};
   config.dims = 1;
   config.global_size[0] = 16;
-  dpk_status_t st = t.enqueue_launch(queue, kernel, &config, 3, three, 0, nullptr, nullptr);
+  dpk_status_t st = t.enqueue_launch(nullptr, queue, kernel, &config, 3, three, 0, nullptr);
   EXPECT_EQ(st, DPK_ERROR_INVALID_ARGUMENT);
   std::printf("3 args for vadd: %s\n", lastError().c_str());
   dpk_kernel_arg_t narrow[] = {ptrArg(none), ptrArg(none), ptrArg(none), scalarArg(int(n))};
-  st = t.enqueue_launch(queue, kernel, &config, 4, narrow, 0, nullptr, nullptr);
+  st = t.enqueue_launch(nullptr, queue, kernel, &config, 4, narrow, 0, nullptr);
   EXPECT_EQ(st, DPK_ERROR_INVALID_ARGUMENT);
   std::printf("int for long long: %s\n", lastError().c_str());
   t.kernel_release(kernel);
@@ -356,7 +356,7 @@ TEST_F(CudaDevice, VectorAddRangeLaunch) {
 TEST_F(CudaDevice, TooLargeWorkGroupIsAClearError) {
   LOAD_PROGRAM(prog, "vadd");
   dpk_pl_kernel_t kernel = nullptr;
-  ASSERT_EQ(t.kernel_create(prog, "vadd", &kernel), DPK_SUCCESS) << lastError();
+  ASSERT_EQ(t.kernel_create(&kernel, prog, "vadd"), DPK_SUCCESS) << lastError();
   void *p = nullptr;
   long long n = 4096;
   dpk_kernel_arg_t args[] = {ptrArg(p), ptrArg(p), ptrArg(p), scalarArg(n)};
@@ -364,7 +364,7 @@ TEST_F(CudaDevice, TooLargeWorkGroupIsAClearError) {
   config.dims = 1;
   config.global_size[0] = 4096;
   config.local_size[0] = 2048;
-  EXPECT_EQ(t.enqueue_launch(queue, kernel, &config, 4, args, 0, nullptr, nullptr),
+  EXPECT_EQ(t.enqueue_launch(nullptr, queue, kernel, &config, 4, args, 0, nullptr),
             DPK_ERROR_INVALID_RANGE);
   std::string message = lastError();
   std::printf("too large (1-D): %s\n", message.c_str());
@@ -376,12 +376,12 @@ TEST_F(CudaDevice, TooLargeWorkGroupIsAClearError) {
   square.global_size[0] = square.global_size[1] = 64;
   square.local_size[0] = 32;
   square.local_size[1] = 64;
-  EXPECT_EQ(t.enqueue_launch(queue, kernel, &square, 4, args, 0, nullptr, nullptr),
+  EXPECT_EQ(t.enqueue_launch(nullptr, queue, kernel, &square, 4, args, 0, nullptr),
             DPK_ERROR_INVALID_RANGE);
   message = lastError();
   std::printf("too large (2-D): %s\n", message.c_str());
   EXPECT_NE(message.find("work-group of 2048 work-items (32x64)"), std::string::npos) << message;
-  EXPECT_EQ(t.kernel_create(prog, "no_such_kernel", &kernel), DPK_ERROR_NOT_FOUND);
+  EXPECT_EQ(t.kernel_create(&kernel, prog, "no_such_kernel"), DPK_ERROR_NOT_FOUND);
   t.kernel_release(kernel);
   t.program_release(prog);
 }
@@ -389,13 +389,13 @@ TEST_F(CudaDevice, TooLargeWorkGroupIsAClearError) {
 TEST_F(CudaDevice, TwoDimensionalLaunchReversesDimensions) {
   LOAD_PROGRAM(prog, "index2d");
   dpk_pl_kernel_t kernel = nullptr;
-  ASSERT_EQ(t.kernel_create(prog, "index2d", &kernel), DPK_SUCCESS) << lastError();
+  ASSERT_EQ(t.kernel_create(&kernel, prog, "index2d"), DPK_SUCCESS) << lastError();
   const long long rows = 48, cols = 80;
   size_t bytes = rows * cols * sizeof(int);
   void *ids = alloc(DPK_MEM_DEVICE, bytes), *lin = alloc(DPK_MEM_DEVICE, bytes);
   dpk_kernel_arg_t args[] = {ptrArg(ids), ptrArg(lin), scalarArg(rows), scalarArg(cols)};
   for (bool ndrange : {true, false}) {
-    t.enqueue_fill(queue, ids, "\xff", 1, bytes, 0, nullptr, nullptr);
+    t.enqueue_fill(nullptr, queue, ids, "\xff", 1, bytes, 0, nullptr);
     dpk_launch_config_t config{};
     config.dims = 2;
     config.global_size[0] = rows;
@@ -404,7 +404,7 @@ TEST_F(CudaDevice, TwoDimensionalLaunchReversesDimensions) {
       config.local_size[0] = 4;  // work-group rows
       config.local_size[1] = 16; // work-group columns
     }
-    ASSERT_EQ(t.enqueue_launch(queue, kernel, &config, 4, args, 0, nullptr, nullptr), DPK_SUCCESS)
+    ASSERT_EQ(t.enqueue_launch(nullptr, queue, kernel, &config, 4, args, 0, nullptr), DPK_SUCCESS)
         << lastError();
     std::vector<int> got(rows * cols), linear(rows * cols);
     copy(got.data(), ids, bytes);
@@ -430,7 +430,7 @@ TEST_F(CudaDevice, TwoDimensionalLaunchReversesDimensions) {
 TEST_F(CudaDevice, LocalMemoryArgumentsAndBarrier) {
   LOAD_PROGRAM(prog, "local_reverse");
   dpk_pl_kernel_t kernel = nullptr;
-  ASSERT_EQ(t.kernel_create(prog, "local_reverse", &kernel), DPK_SUCCESS) << lastError();
+  ASSERT_EQ(t.kernel_create(&kernel, prog, "local_reverse"), DPK_SUCCESS) << lastError();
   const uint64_t groups = 64, wg = 256, n = groups * wg;
   std::vector<float> in(n), out(n);
   for (uint64_t i = 0; i < n; ++i)
@@ -446,7 +446,7 @@ TEST_F(CudaDevice, LocalMemoryArgumentsAndBarrier) {
     config.dims = 1;
     config.global_size[0] = n;
     config.local_size[0] = wg;
-    ASSERT_EQ(t.enqueue_launch(queue, kernel, &config, 4, args, 0, nullptr, nullptr), DPK_SUCCESS)
+    ASSERT_EQ(t.enqueue_launch(nullptr, queue, kernel, &config, 4, args, 0, nullptr), DPK_SUCCESS)
         << lastError();
     copy(out.data(), dout, n * 4);
     finish();
@@ -465,7 +465,7 @@ TEST_F(CudaDevice, LocalMemoryArgumentsAndBarrier) {
   config.dims = 1;
   config.global_size[0] = n;
   config.local_size[0] = wg;
-  EXPECT_EQ(t.enqueue_launch(queue, kernel, &config, 4, huge, 0, nullptr, nullptr),
+  EXPECT_EQ(t.enqueue_launch(nullptr, queue, kernel, &config, 4, huge, 0, nullptr),
             DPK_ERROR_INVALID_RANGE);
   std::printf("too much local memory: %s\n", lastError().c_str());
   t.mem_free(context, din);
@@ -477,7 +477,7 @@ TEST_F(CudaDevice, LocalMemoryArgumentsAndBarrier) {
 TEST_F(CudaDevice, ScalarArgumentsOfEverySize) {
   LOAD_PROGRAM(prog, "scalars");
   dpk_pl_kernel_t kernel = nullptr;
-  ASSERT_EQ(t.kernel_create(prog, "scalars", &kernel), DPK_SUCCESS) << lastError();
+  ASSERT_EQ(t.kernel_create(&kernel, prog, "scalars"), DPK_SUCCESS) << lastError();
   void *out = alloc(DPK_MEM_SHARED, 6 * sizeof(double));
   signed char c = -7;
   short s = -30000;
@@ -490,7 +490,7 @@ TEST_F(CudaDevice, ScalarArgumentsOfEverySize) {
   dpk_launch_config_t config{};
   config.dims = 1;
   config.global_size[0] = 1;
-  ASSERT_EQ(t.enqueue_launch(queue, kernel, &config, 7, args, 0, nullptr, nullptr), DPK_SUCCESS)
+  ASSERT_EQ(t.enqueue_launch(nullptr, queue, kernel, &config, 7, args, 0, nullptr), DPK_SUCCESS)
       << lastError();
   finish();
   const double *got = static_cast<const double *>(out);
@@ -507,27 +507,27 @@ TEST_F(CudaDevice, ScalarArgumentsOfEverySize) {
 
 TEST_F(CudaDevice, EventsOrderCommandsAcrossQueuesAndProfile) {
   dpk_pl_queue_t profiled = nullptr;
-  ASSERT_EQ(t.queue_create(context, DPK_PL_QUEUE_OUT_OF_ORDER | DPK_PL_QUEUE_PROFILING, &profiled),
+  ASSERT_EQ(t.queue_create(&profiled, context, DPK_PL_QUEUE_OUT_OF_ORDER | DPK_PL_QUEUE_PROFILING),
             DPK_SUCCESS)
       << lastError();
   const size_t bytes = 64 << 20;
   void *a = alloc(DPK_MEM_DEVICE, bytes), *b = alloc(DPK_MEM_DEVICE, bytes);
   uint32_t pattern = 0xdecafbad;
   dpk_pl_event_t filled = nullptr, copied = nullptr;
-  ASSERT_EQ(t.enqueue_fill(queue, a, &pattern, 4, bytes, 0, nullptr, &filled), DPK_SUCCESS)
+  ASSERT_EQ(t.enqueue_fill(&filled, queue, a, &pattern, 4, bytes, 0, nullptr), DPK_SUCCESS)
       << lastError();
   // The copy on the other queue must see the whole fill.
-  ASSERT_EQ(t.enqueue_copy(profiled, b, a, bytes, 1, &filled, &copied), DPK_SUCCESS) << lastError();
+  ASSERT_EQ(t.enqueue_copy(&copied, profiled, b, a, bytes, 1, &filled), DPK_SUCCESS) << lastError();
   ASSERT_EQ(t.event_wait(1, &copied), DPK_SUCCESS) << lastError();
   std::vector<uint32_t> tail(1024);
-  ASSERT_EQ(t.enqueue_copy(profiled, tail.data(), static_cast<char *>(b) + bytes - 4096, 4096, 0,
-                           nullptr, nullptr),
+  ASSERT_EQ(t.enqueue_copy(nullptr, profiled, tail.data(), static_cast<char *>(b) + bytes - 4096, 4096, 0,
+                           nullptr),
             DPK_SUCCESS);
   ASSERT_EQ(t.queue_finish(profiled), DPK_SUCCESS) << lastError();
   for (uint32_t v : tail)
     ASSERT_EQ(v, pattern);
   uint64_t ns = 0;
-  EXPECT_EQ(t.event_elapsed_ns(copied, &ns), DPK_SUCCESS) << lastError();
+  EXPECT_EQ(t.event_elapsed_ns(&ns, copied), DPK_SUCCESS) << lastError();
   std::printf("64 MiB device copy: %llu ns\n", (unsigned long long)ns);
   t.event_release(filled);
   t.event_release(copied);
@@ -541,7 +541,7 @@ TEST_F(CudaDevice, EventsOrderCommandsAcrossQueuesAndProfile) {
 // depending on the other queue's previous one, and every event is released right after use.
 TEST_F(CudaDevice, RecycledEventsKeepDependencies) {
   dpk_pl_queue_t other = nullptr;
-  ASSERT_EQ(t.queue_create(context, DPK_PL_QUEUE_IN_ORDER, &other), DPK_SUCCESS) << lastError();
+  ASSERT_EQ(t.queue_create(&other, context, DPK_PL_QUEUE_IN_ORDER), DPK_SUCCESS) << lastError();
   const int rounds = 200;
   const size_t bytes = 4 << 20; // big enough that the fill is still running when B is enqueued
   void *buffer = alloc(DPK_MEM_DEVICE, bytes);
@@ -550,14 +550,14 @@ TEST_F(CudaDevice, RecycledEventsKeepDependencies) {
   for (int i = 0; i < rounds; ++i) {
     uint32_t value = 1000u + i;
     dpk_pl_event_t filled = nullptr;
-    ASSERT_EQ(t.enqueue_fill(queue, buffer, &value, 4, bytes, copied ? 1 : 0, &copied, &filled),
+    ASSERT_EQ(t.enqueue_fill(&filled, queue, buffer, &value, 4, bytes, copied ? 1 : 0, &copied),
               DPK_SUCCESS)
         << lastError();
     if (copied)
       t.event_release(copied);
     // The slot takes the buffer's last word: it must be this round's value.
-    ASSERT_EQ(t.enqueue_copy(other, static_cast<uint32_t *>(slots) + i,
-                             static_cast<char *>(buffer) + bytes - 4, 4, 1, &filled, &copied),
+    ASSERT_EQ(t.enqueue_copy(&copied, other, static_cast<uint32_t *>(slots) + i,
+                             static_cast<char *>(buffer) + bytes - 4, 4, 1, &filled),
               DPK_SUCCESS)
         << lastError();
     t.event_release(filled);
@@ -590,7 +590,7 @@ TEST_F(CudaDevice, AsyncErrorIsReportedAtWaitWithDeviceKernelAndCause) {
       {
         dpk_pl_program_t prog = program("trap");
         dpk_pl_kernel_t kernel = nullptr;
-        t.kernel_create(prog, "trap_kernel", &kernel);
+        t.kernel_create(&kernel, prog, "trap_kernel");
         void *flag = alloc(DPK_MEM_DEVICE, 4);
         dpk_kernel_arg_t args[] = {ptrArg(flag)};
         dpk_launch_config_t config{};
@@ -598,11 +598,11 @@ TEST_F(CudaDevice, AsyncErrorIsReportedAtWaitWithDeviceKernelAndCause) {
         config.global_size[0] = 32;
         dpk_pl_event_t done = nullptr;
         dpk_status_t launched =
-            t.enqueue_launch(queue, kernel, &config, 1, args, 0, nullptr, &done);
+            t.enqueue_launch(&done, queue, kernel, &config, 1, args, 0, nullptr);
         dpk_status_t waited = done ? t.event_wait(1, &done) : launched;
         dpk_event_status_t status = DPK_EVENT_QUEUED;
         if (done)
-          t.event_status(done, &status);
+          t.event_status(&status, done);
         std::string waitMessage = lastError();
         std::fprintf(stderr, "launch=%d wait=%d status=%d: %s\n", launched, waited, status,
                      waitMessage.c_str());
@@ -631,7 +631,7 @@ class CudaDpkc : public CudaDevice {
 protected:
   dpk_pl_kernel_t kernel(dpk_pl_program_t prog, const char *name) {
     dpk_pl_kernel_t k = nullptr;
-    EXPECT_EQ(t.kernel_create(prog, name, &k), DPK_SUCCESS) << lastError();
+    EXPECT_EQ(t.kernel_create(&k, prog, name), DPK_SUCCESS) << lastError();
     return k;
   }
 };
@@ -653,7 +653,7 @@ TEST_F(CudaDpkc, VectorAddRange) {
     dpk_launch_config_t config{};
     config.dims = 1;
     config.global_size[0] = n;
-    ASSERT_EQ(t.enqueue_launch(queue, k, &config, 3, args, 0, nullptr, nullptr), DPK_SUCCESS)
+    ASSERT_EQ(t.enqueue_launch(nullptr, queue, k, &config, 3, args, 0, nullptr), DPK_SUCCESS)
         << lastError();
     copy(c.data(), dc, n * 4);
     finish();
@@ -687,7 +687,7 @@ TEST_F(CudaDpkc, TiledMatmulNdRange2D) {
   config.dims = 2;
   config.global_size[0] = config.global_size[1] = n;
   config.local_size[0] = config.local_size[1] = 16;
-  ASSERT_EQ(t.enqueue_launch(queue, k, &config, 4, args, 0, nullptr, nullptr), DPK_SUCCESS)
+  ASSERT_EQ(t.enqueue_launch(nullptr, queue, k, &config, 4, args, 0, nullptr), DPK_SUCCESS)
       << lastError();
   copy(c.data(), dc, bytes);
   finish();
@@ -721,7 +721,7 @@ TEST_F(CudaDpkc, LocalPointerParametersAndBarrier) {
     config.dims = 1;
     config.global_size[0] = n;
     config.local_size[0] = wg;
-    ASSERT_EQ(t.enqueue_launch(queue, k, &config, 4, args, 0, nullptr, nullptr), DPK_SUCCESS)
+    ASSERT_EQ(t.enqueue_launch(nullptr, queue, k, &config, 4, args, 0, nullptr), DPK_SUCCESS)
         << lastError();
     copy(out.data(), dout, n * 4);
     finish();
@@ -748,13 +748,13 @@ TEST_F(CudaDevice, AsyncErrorOfALaunchWithoutAnEventIsReportedAtQueueFinish) {
       {
         dpk_pl_program_t prog = program("trap");
         dpk_pl_kernel_t kernel = nullptr;
-        t.kernel_create(prog, "trap_kernel", &kernel);
+        t.kernel_create(&kernel, prog, "trap_kernel");
         void *flag = alloc(DPK_MEM_DEVICE, 4);
         dpk_kernel_arg_t args[] = {ptrArg(flag)};
         dpk_launch_config_t config{};
         config.dims = 1;
         config.global_size[0] = 32;
-        dpk_status_t launched = t.enqueue_launch(queue, kernel, &config, 1, args, 0, nullptr, nullptr);
+        dpk_status_t launched = t.enqueue_launch(nullptr, queue, kernel, &config, 1, args, 0, nullptr);
         dpk_status_t finished = t.queue_finish(queue);
         std::fprintf(stderr, "launch=%d finish=%d: %s\n", launched, finished, lastError().c_str());
         std::exit(launched == DPK_SUCCESS && finished == DPK_ERROR_DEVICE ? 0 : 1);

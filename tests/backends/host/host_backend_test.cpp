@@ -31,8 +31,8 @@ protected:
     uint32_t count = 1;
     ASSERT_EQ(table.get_devices(&count, &device), DPK_SUCCESS);
     ASSERT_EQ(count, 1u);
-    ASSERT_EQ(table.context_create(device, &context), DPK_SUCCESS);
-    ASSERT_EQ(table.queue_create(context, DPK_PL_QUEUE_IN_ORDER, &queue), DPK_SUCCESS);
+    ASSERT_EQ(table.context_create(&context, device), DPK_SUCCESS);
+    ASSERT_EQ(table.queue_create(&queue, context, DPK_PL_QUEUE_IN_ORDER), DPK_SUCCESS);
   }
   void TearDown() override {
     EXPECT_EQ(table.queue_release(queue), DPK_SUCCESS);
@@ -42,10 +42,10 @@ protected:
   dpk_pl_kernel_t makeKernel(const dpk_host_kernel_entry_t &entry) {
     dpk_host_module_t module{sizeof(dpk_host_module_t), 1, &entry};
     dpk_pl_program_t program = nullptr;
-    EXPECT_EQ(table.program_create(context, DPK_FORMAT_HOST_NATIVE, &module, sizeof module, nullptr, &program),
+    EXPECT_EQ(table.program_create(&program, context, DPK_FORMAT_HOST_NATIVE, &module, sizeof module, nullptr),
               DPK_SUCCESS);
     dpk_pl_kernel_t kernel = nullptr;
-    EXPECT_EQ(table.kernel_create(program, entry.name, &kernel), DPK_SUCCESS);
+    EXPECT_EQ(table.kernel_create(&kernel, program, entry.name), DPK_SUCCESS);
     // The kernel keeps the program alive.
     EXPECT_EQ(table.program_release(program), DPK_SUCCESS);
     return kernel;
@@ -92,7 +92,7 @@ void countItems(const dpk_host_work_group_t *group, void *const *args) {
 TEST_F(HostBackend, DevicePropertiesDescribeTheMachine) {
   dpk_device_props_t props{};
   props.struct_size = sizeof props;
-  ASSERT_EQ(table.device_get_props(device, &props), DPK_SUCCESS);
+  ASSERT_EQ(table.device_get_props(&props, device), DPK_SUCCESS);
   EXPECT_EQ(props.type, DPK_DEVICE_TYPE_CPU);
   EXPECT_GE(props.compute_units, 1u);
   EXPECT_GT(props.global_mem_size, 0u);
@@ -107,16 +107,16 @@ TEST_F(HostBackend, DevicePropertiesDescribeTheMachine) {
 TEST_F(HostBackend, AllocationsAreCacheLineOrHugePageAligned) {
   for (dpk_mem_kind_t kind : {DPK_MEM_DEVICE, DPK_MEM_SHARED, DPK_MEM_HOST}) {
     void *small = nullptr;
-    ASSERT_EQ(table.mem_alloc(context, kind, 12, 0, &small), DPK_SUCCESS);
+    ASSERT_EQ(table.mem_alloc(&small, context, kind, 12, 0), DPK_SUCCESS);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(small) % 64, 0u) << "kind " << kind;
     EXPECT_EQ(table.mem_free(context, small), DPK_SUCCESS);
   }
   const size_t bytes = (size_t(16) << 20) + 12; // not a multiple of the page size
   void *ptr = nullptr;
-  ASSERT_EQ(table.mem_alloc(context, DPK_MEM_DEVICE, bytes, 0, &ptr), DPK_SUCCESS);
+  ASSERT_EQ(table.mem_alloc(&ptr, context, DPK_MEM_DEVICE, bytes, 0), DPK_SUCCESS);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(ptr) % (size_t(2) << 20), 0u);
   uint8_t pattern = 0x5A;
-  ASSERT_EQ(table.enqueue_fill(queue, ptr, &pattern, 1, bytes, 0, nullptr, nullptr), DPK_SUCCESS);
+  ASSERT_EQ(table.enqueue_fill(nullptr, queue, ptr, &pattern, 1, bytes, 0, nullptr), DPK_SUCCESS);
   ASSERT_EQ(table.queue_finish(queue), DPK_SUCCESS);
   EXPECT_EQ(static_cast<uint8_t *>(ptr)[0], pattern);
   EXPECT_EQ(static_cast<uint8_t *>(ptr)[bytes - 1], pattern);
@@ -131,10 +131,10 @@ TEST_F(HostBackend, ItemKernelOverTwoDimensionalNdRange) {
   dpk_kernel_arg_t arg{DPK_ARG_POINTER, sizeof(void *), &ptr};
   dpk_launch_config_t config{2, {64, 48, 1}, {8, 16, 1}};
   dpk_pl_event_t event = nullptr;
-  ASSERT_EQ(table.enqueue_launch(queue, kernel, &config, 1, &arg, 0, nullptr, &event), DPK_SUCCESS);
+  ASSERT_EQ(table.enqueue_launch(&event, queue, kernel, &config, 1, &arg, 0, nullptr), DPK_SUCCESS);
   ASSERT_EQ(table.event_wait(1, &event), DPK_SUCCESS);
   dpk_event_status_t status;
-  ASSERT_EQ(table.event_status(event, &status), DPK_SUCCESS);
+  ASSERT_EQ(table.event_status(&status, event), DPK_SUCCESS);
   EXPECT_EQ(status, DPK_EVENT_COMPLETE);
   for (size_t i = 0; i < out.size(); ++i)
     ASSERT_EQ(out[i], 2.0f * i) << i;
@@ -152,7 +152,7 @@ TEST_F(HostBackend, GroupKernelWithLocalMemory) {
   void *inPtr = in.data(), *sumPtr = sums.data();
   dpk_kernel_arg_t args[3] = {{DPK_ARG_POINTER, 8, &inPtr}, {DPK_ARG_POINTER, 8, &sumPtr}, {DPK_ARG_LOCAL, local * 4, nullptr}};
   dpk_launch_config_t config{1, {groups * local, 1, 1}, {local, 1, 1}};
-  ASSERT_EQ(table.enqueue_launch(queue, kernel, &config, 3, args, 0, nullptr, nullptr), DPK_SUCCESS);
+  ASSERT_EQ(table.enqueue_launch(nullptr, queue, kernel, &config, 3, args, 0, nullptr), DPK_SUCCESS);
   ASSERT_EQ(table.queue_finish(queue), DPK_SUCCESS);
   for (uint64_t g = 0; g < groups; ++g) {
     long expected = 0;
@@ -171,7 +171,7 @@ TEST_F(HostBackend, RangeLaunchWithRemainderRunsEveryItemOnce) {
   void *ptr = hits.data();
   dpk_kernel_arg_t arg{DPK_ARG_POINTER, 8, &ptr};
   dpk_launch_config_t config{1, {n, 0, 0}, {0, 0, 0}};
-  ASSERT_EQ(table.enqueue_launch(queue, kernel, &config, 1, &arg, 0, nullptr, nullptr), DPK_SUCCESS);
+  ASSERT_EQ(table.enqueue_launch(nullptr, queue, kernel, &config, 1, &arg, 0, nullptr), DPK_SUCCESS);
   ASSERT_EQ(table.queue_finish(queue), DPK_SUCCESS);
   for (uint64_t i = 0; i < n; ++i)
     ASSERT_EQ(hits[i].load(), 1) << i;
@@ -180,13 +180,13 @@ TEST_F(HostBackend, RangeLaunchWithRemainderRunsEveryItemOnce) {
 
 TEST_F(HostBackend, DependenciesAcrossQueuesOrderCommands) {
   dpk_pl_queue_t other = nullptr;
-  ASSERT_EQ(table.queue_create(context, DPK_PL_QUEUE_OUT_OF_ORDER, &other), DPK_SUCCESS);
+  ASSERT_EQ(table.queue_create(&other, context, DPK_PL_QUEUE_OUT_OF_ORDER), DPK_SUCCESS);
   const size_t n = 1 << 22;
   std::vector<uint8_t> a(n, 0), b(n, 0);
   uint8_t seven = 7;
   dpk_pl_event_t filled = nullptr, copied = nullptr;
-  ASSERT_EQ(table.enqueue_fill(queue, a.data(), &seven, 1, n, 0, nullptr, &filled), DPK_SUCCESS);
-  ASSERT_EQ(table.enqueue_copy(other, b.data(), a.data(), n, 1, &filled, &copied), DPK_SUCCESS);
+  ASSERT_EQ(table.enqueue_fill(&filled, queue, a.data(), &seven, 1, n, 0, nullptr), DPK_SUCCESS);
+  ASSERT_EQ(table.enqueue_copy(&copied, other, b.data(), a.data(), n, 1, &filled), DPK_SUCCESS);
   ASSERT_EQ(table.event_wait(1, &copied), DPK_SUCCESS);
   EXPECT_EQ(b[0], 7);
   EXPECT_EQ(b[n - 1], 7);
@@ -203,25 +203,25 @@ TEST_F(HostBackend, RejectsLaunchesBeyondItsLimitsWithReasons) {
   void *ptr = nullptr;
   dpk_kernel_arg_t arg{DPK_ARG_POINTER, 8, &ptr};
   dpk_launch_config_t tooLarge{1, {1 << 20, 1, 1}, {1 << 16, 1, 1}};
-  EXPECT_EQ(table.enqueue_launch(queue, kernel, &tooLarge, 1, &arg, 0, nullptr, nullptr), DPK_ERROR_INVALID_RANGE);
+  EXPECT_EQ(table.enqueue_launch(nullptr, queue, kernel, &tooLarge, 1, &arg, 0, nullptr), DPK_ERROR_INVALID_RANGE);
   std::string message = table.last_error(nullptr);
   EXPECT_NE(message.find("exceeds the host maximum"), std::string::npos) << message;
   // A kernel compiled for work-groups of 64 cannot run a Range of 100 items.
   dpk_host_kernel_entry_t fixed{"fixed", DPK_HOST_KERNEL_GROUP, reinterpret_cast<void (*)(void)>(countItems), {64, 0, 0}};
   dpk_pl_kernel_t specialized = makeKernel(fixed);
   dpk_launch_config_t range{1, {100, 1, 1}, {0, 0, 0}};
-  EXPECT_EQ(table.enqueue_launch(queue, specialized, &range, 1, &arg, 0, nullptr, nullptr), DPK_ERROR_INVALID_RANGE);
+  EXPECT_EQ(table.enqueue_launch(nullptr, queue, specialized, &range, 1, &arg, 0, nullptr), DPK_ERROR_INVALID_RANGE);
   message = table.last_error(nullptr);
   EXPECT_NE(message.find("does not divide global size 100 in dimension 0"), std::string::npos) << message;
   dpk_launch_config_t otherShape{1, {128, 1, 1}, {32, 1, 1}};
-  EXPECT_EQ(table.enqueue_launch(queue, specialized, &otherShape, 1, &arg, 0, nullptr, nullptr), DPK_ERROR_INVALID_RANGE);
+  EXPECT_EQ(table.enqueue_launch(nullptr, queue, specialized, &otherShape, 1, &arg, 0, nullptr), DPK_ERROR_INVALID_RANGE);
   message = table.last_error(nullptr);
   EXPECT_NE(message.find("was compiled for local size 64"), std::string::npos) << message;
   dpk_pl_kernel_t missing = nullptr;
   dpk_host_module_t module{sizeof(dpk_host_module_t), 1, &entry};
   dpk_pl_program_t program = nullptr;
-  ASSERT_EQ(table.program_create(context, DPK_FORMAT_HOST_NATIVE, &module, sizeof module, nullptr, &program), DPK_SUCCESS);
-  EXPECT_EQ(table.kernel_create(program, "nope", &missing), DPK_ERROR_NOT_FOUND);
+  ASSERT_EQ(table.program_create(&program, context, DPK_FORMAT_HOST_NATIVE, &module, sizeof module, nullptr), DPK_SUCCESS);
+  EXPECT_EQ(table.kernel_create(&missing, program, "nope"), DPK_ERROR_NOT_FOUND);
   table.program_release(program);
   table.kernel_release(specialized);
   table.kernel_release(kernel);

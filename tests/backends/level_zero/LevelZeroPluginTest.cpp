@@ -93,8 +93,8 @@ protected:
     ASSERT_EQ(p.loadError, "");
     if (p.devices.empty())
       GTEST_SKIP() << "no Level Zero device: " << p.t.no_device_reason();
-    ASSERT_EQ(t.context_create(p.devices[0], &context), DPK_SUCCESS) << lastError();
-    ASSERT_EQ(t.queue_create(context, DPK_PL_QUEUE_PROFILING, &queue), DPK_SUCCESS) << lastError();
+    ASSERT_EQ(t.context_create(&context, p.devices[0]), DPK_SUCCESS) << lastError();
+    ASSERT_EQ(t.queue_create(&queue, context, DPK_PL_QUEUE_PROFILING), DPK_SUCCESS) << lastError();
   }
   void TearDown() override {
     if (queue)
@@ -107,7 +107,7 @@ protected:
 TEST_F(LevelZeroDevice, PropertiesNameTheDevice) {
   dpk_device_props_t props{};
   props.struct_size = sizeof(props);
-  ASSERT_EQ(t.device_get_props(Plugin::get().devices[0], &props), DPK_SUCCESS) << lastError();
+  ASSERT_EQ(t.device_get_props(&props, Plugin::get().devices[0]), DPK_SUCCESS) << lastError();
   std::printf("%s | %s | %s\n%s\n", props.name, props.driver_version, props.target_id, props.extra);
   EXPECT_EQ(props.formats, (uint32_t)DPK_FORMAT_SPIRV);
   EXPECT_EQ(std::strncmp(props.target_id, "spirv:", 6), 0) << props.target_id;
@@ -118,11 +118,11 @@ TEST_F(LevelZeroDevice, BadSpirvIsACompileError) {
   const uint32_t notSpirv[] = {0xdeadbeef, 0, 0, 0, 0};
   dpk_pl_program_t program = nullptr;
   dpk_status_t st =
-      t.program_create(context, DPK_FORMAT_SPIRV, notSpirv, sizeof(notSpirv), nullptr, &program);
+      t.program_create(&program, context, DPK_FORMAT_SPIRV, notSpirv, sizeof(notSpirv), nullptr);
   EXPECT_NE(st, DPK_SUCCESS);
   std::printf("bad SPIR-V: %s\n", lastError().c_str());
   EXPECT_NE(lastError().find("zeModuleCreate"), std::string::npos);
-  EXPECT_EQ(t.program_create(context, DPK_FORMAT_PTX, "x", 1, nullptr, &program),
+  EXPECT_EQ(t.program_create(&program, context, DPK_FORMAT_PTX, "x", 1, nullptr),
             DPK_ERROR_UNSUPPORTED);
 }
 

@@ -95,7 +95,7 @@ protected:
     for (dpk_pl_device_t device : all) {
       dpk_device_props_t props{};
       props.struct_size = sizeof props;
-      ASSERT_EQ(Table.device_get_props(device, &props), DPK_SUCCESS);
+      ASSERT_EQ(Table.device_get_props(&props, device), DPK_SUCCESS);
       // A device that cannot give the forced strategy is tested under "default" already.
       if (extraValue(props, "memory").find("not available") != std::string::npos)
         continue;
@@ -117,8 +117,8 @@ protected:
     dpk_pl_context_t context = nullptr;
     dpk_pl_queue_t queue = nullptr;
     Session(const Device &device, uint32_t flags = DPK_PL_QUEUE_IN_ORDER) {
-      EXPECT_EQ(Table.context_create(device.handle, &context), DPK_SUCCESS) << lastError();
-      EXPECT_EQ(Table.queue_create(context, flags, &queue), DPK_SUCCESS) << lastError();
+      EXPECT_EQ(Table.context_create(&context, device.handle), DPK_SUCCESS) << lastError();
+      EXPECT_EQ(Table.queue_create(&queue, context, flags), DPK_SUCCESS) << lastError();
     }
     ~Session() {
       if (queue)
@@ -128,18 +128,18 @@ protected:
     }
     void *alloc(size_t bytes, dpk_mem_kind_t kind = DPK_MEM_DEVICE) {
       void *ptr = nullptr;
-      EXPECT_EQ(Table.mem_alloc(context, kind, bytes, 0, &ptr), DPK_SUCCESS) << lastError();
+      EXPECT_EQ(Table.mem_alloc(&ptr, context, kind, bytes, 0), DPK_SUCCESS) << lastError();
       return ptr;
     }
     template <typename T> void upload(void *dst, const std::vector<T> &src) {
       EXPECT_EQ(
-          Table.enqueue_copy(queue, dst, src.data(), src.size() * sizeof(T), 0, nullptr, nullptr),
+          Table.enqueue_copy(nullptr, queue, dst, src.data(), src.size() * sizeof(T), 0, nullptr),
           DPK_SUCCESS)
           << lastError();
     }
     template <typename T> std::vector<T> download(const void *src, size_t count) {
       std::vector<T> out(count);
-      EXPECT_EQ(Table.enqueue_copy(queue, out.data(), src, count * sizeof(T), 0, nullptr, nullptr),
+      EXPECT_EQ(Table.enqueue_copy(nullptr, queue, out.data(), src, count * sizeof(T), 0, nullptr),
                 DPK_SUCCESS)
           << lastError();
       EXPECT_EQ(Table.queue_finish(queue), DPK_SUCCESS) << lastError();
@@ -147,13 +147,13 @@ protected:
     }
     dpk_pl_kernel_t kernel(const char *name) {
       dpk_pl_program_t program = nullptr;
-      EXPECT_EQ(Table.program_create(context, DPK_FORMAT_OPENCL_C, VectorAddSource,
-                                     std::strlen(VectorAddSource), nullptr, &program),
+      EXPECT_EQ(Table.program_create(&program, context, DPK_FORMAT_OPENCL_C, VectorAddSource,
+                                     std::strlen(VectorAddSource), nullptr),
                 DPK_SUCCESS)
           << lastError();
       dpk_pl_kernel_t kernel = nullptr;
       if (program) {
-        EXPECT_EQ(Table.kernel_create(program, name, &kernel), DPK_SUCCESS) << lastError();
+        EXPECT_EQ(Table.kernel_create(&kernel, program, name), DPK_SUCCESS) << lastError();
         Table.program_release(program); // the kernel keeps the program alive
       }
       return kernel;
@@ -192,7 +192,7 @@ TEST_P(OpenClBackend, EveryMemoryKindCopiesAndFills) {
     for (int k = 0; k < 3; ++k) {
       SCOPED_TRACE("kind " + std::to_string(kinds[k]));
       void *ptr = nullptr;
-      dpk_status_t status = Table.mem_alloc(session.context, kinds[k], 4096 * 4, 64, &ptr);
+      dpk_status_t status = Table.mem_alloc(&ptr, session.context, kinds[k], 4096 * 4, 64);
       if (!(device.props.aspects & aspects[k])) {
         EXPECT_EQ(status, DPK_ERROR_UNSUPPORTED) << lastError();
         continue;
@@ -204,12 +204,12 @@ TEST_P(OpenClBackend, EveryMemoryKindCopiesAndFills) {
       std::iota(values.begin(), values.end(), 0);
       session.upload(ptr, values);
       int pattern = -7;
-      ASSERT_EQ(Table.enqueue_fill(session.queue, static_cast<int *>(ptr) + 100, &pattern,
-                                   sizeof pattern, 50 * sizeof(int), 0, nullptr, nullptr),
+      ASSERT_EQ(Table.enqueue_fill(nullptr, session.queue, static_cast<int *>(ptr) + 100, &pattern,
+                                   sizeof pattern, 50 * sizeof(int), 0, nullptr),
                 DPK_SUCCESS)
           << lastError();
       void *copy = session.alloc(4096 * 4);
-      ASSERT_EQ(Table.enqueue_copy(session.queue, copy, ptr, 4096 * 4, 0, nullptr, nullptr),
+      ASSERT_EQ(Table.enqueue_copy(nullptr, session.queue, copy, ptr, 4096 * 4, 0, nullptr),
                 DPK_SUCCESS)
           << lastError();
       std::vector<int> back = session.download<int>(copy, 4096);
@@ -236,8 +236,8 @@ TEST_P(OpenClBackend, FillPatternsOfEverySize) {
     for (size_t patternSize : {1, 2, 4, 8, 16, 32, 64, 128}) {
       std::vector<unsigned char> pattern(patternSize);
       std::iota(pattern.begin(), pattern.end(), static_cast<unsigned char>(patternSize));
-      ASSERT_EQ(Table.enqueue_fill(session.queue, ptr, pattern.data(), patternSize, 1024, 0,
-                                   nullptr, nullptr),
+      ASSERT_EQ(Table.enqueue_fill(nullptr, session.queue, ptr, pattern.data(), patternSize, 1024, 0,
+                                   nullptr),
                 DPK_SUCCESS)
           << lastError();
       std::vector<unsigned char> back = session.download<unsigned char>(ptr, 1024);
@@ -269,7 +269,7 @@ TEST_P(OpenClBackend, VectorAddFromOpenClC) {
     for (uint64_t local : {uint64_t(0), uint64_t(64)}) { // a Range launch, then an NdRange one
       SCOPED_TRACE("local " + std::to_string(local));
       dpk_launch_config_t config{1, {N, 0, 0}, {local, 0, 0}};
-      ASSERT_EQ(Table.enqueue_launch(session.queue, kernel, &config, 4, args, 0, nullptr, nullptr),
+      ASSERT_EQ(Table.enqueue_launch(nullptr, session.queue, kernel, &config, 4, args, 0, nullptr),
                 DPK_SUCCESS)
           << lastError();
       std::vector<float> c = session.download<float>(dc, N);
@@ -277,7 +277,7 @@ TEST_P(OpenClBackend, VectorAddFromOpenClC) {
         ASSERT_EQ(c[i], a[i] + 0.5f * b[i]) << "at " << i;
     }
     uint64_t maxGroup = 0;
-    EXPECT_EQ(Table.kernel_max_work_group_size(kernel, &maxGroup), DPK_SUCCESS);
+    EXPECT_EQ(Table.kernel_max_work_group_size(&maxGroup, kernel), DPK_SUCCESS);
     EXPECT_GT(maxGroup, 0u);
     Table.kernel_release(kernel);
     for (void *ptr : {da, db, dc})
@@ -298,15 +298,15 @@ TEST_P(OpenClBackend, VectorAddFromSpirv) {
     SCOPED_TRACE(device.props.name);
     Session session(device);
     dpk_pl_program_t program = nullptr;
-    dpk_status_t status = Table.program_create(session.context, DPK_FORMAT_SPIRV, spirv.data(),
-                                               spirv.size(), nullptr, &program);
+    dpk_status_t status = Table.program_create(&program, session.context, DPK_FORMAT_SPIRV, spirv.data(),
+                                               spirv.size(), nullptr);
     if (!(device.props.formats & DPK_FORMAT_SPIRV)) {
       EXPECT_EQ(status, DPK_ERROR_UNSUPPORTED) << lastError();
       continue;
     }
     ASSERT_EQ(status, DPK_SUCCESS) << lastError();
     dpk_pl_kernel_t kernel = nullptr;
-    ASSERT_EQ(Table.kernel_create(program, "vadd", &kernel), DPK_SUCCESS) << lastError();
+    ASSERT_EQ(Table.kernel_create(&kernel, program, "vadd"), DPK_SUCCESS) << lastError();
     std::vector<float> a(N), b(N);
     for (size_t i = 0; i < N; ++i) {
       a[i] = float(i) * 0.25f;
@@ -317,7 +317,7 @@ TEST_P(OpenClBackend, VectorAddFromSpirv) {
     session.upload(db, b);
     dpk_kernel_arg_t args[] = {pointerArg(da), pointerArg(db), pointerArg(dc)};
     dpk_launch_config_t config{1, {N, 0, 0}, {128, 0, 0}};
-    ASSERT_EQ(Table.enqueue_launch(session.queue, kernel, &config, 3, args, 0, nullptr, nullptr),
+    ASSERT_EQ(Table.enqueue_launch(nullptr, session.queue, kernel, &config, 3, args, 0, nullptr),
               DPK_SUCCESS)
         << lastError();
     std::vector<float> c = session.download<float>(dc, N);
@@ -346,7 +346,7 @@ TEST_P(OpenClBackend, TwoDimensionalLaunchReversesDimensions) {
     dpk_kernel_arg_t args[] = {pointerArg(out)};
     for (uint64_t localRows : {uint64_t(0), uint64_t(4)}) {
       dpk_launch_config_t config{2, {Rows, Cols, 0}, {localRows, localRows ? 8u : 0u, 0}};
-      ASSERT_EQ(Table.enqueue_launch(session.queue, kernel, &config, 1, args, 0, nullptr, nullptr),
+      ASSERT_EQ(Table.enqueue_launch(nullptr, session.queue, kernel, &config, 1, args, 0, nullptr),
                 DPK_SUCCESS)
           << lastError();
       std::vector<int> values = session.download<int>(out, Rows * Cols);
@@ -373,7 +373,7 @@ TEST_P(OpenClBackend, LocalMemoryAndBarriers) {
     dpk_kernel_arg_t args[] = {
         pointerArg(din), pointerArg(dsums), {DPK_ARG_LOCAL, Local * 4, nullptr}};
     dpk_launch_config_t config{1, {Groups * Local, 0, 0}, {Local, 0, 0}};
-    ASSERT_EQ(Table.enqueue_launch(session.queue, kernel, &config, 3, args, 0, nullptr, nullptr),
+    ASSERT_EQ(Table.enqueue_launch(nullptr, session.queue, kernel, &config, 3, args, 0, nullptr),
               DPK_SUCCESS)
         << lastError();
     std::vector<int> sums = session.download<int>(dsums, Groups);
@@ -399,29 +399,29 @@ TEST_P(OpenClBackend, OutOfOrderQueueFollowsDependencies) {
     void *data = session.alloc(N * 4);
     int zero = 0;
     dpk_pl_event_t filled = nullptr, first = nullptr, second = nullptr, copied = nullptr;
-    ASSERT_EQ(Table.enqueue_fill(session.queue, data, &zero, 4, N * 4, 0, nullptr, &filled),
+    ASSERT_EQ(Table.enqueue_fill(&filled, session.queue, data, &zero, 4, N * 4, 0, nullptr),
               DPK_SUCCESS)
         << lastError();
     dpk_kernel_arg_t args[] = {pointerArg(data)};
     dpk_launch_config_t config{1, {N, 0, 0}, {0, 0, 0}};
-    ASSERT_EQ(Table.enqueue_launch(session.queue, kernel, &config, 1, args, 1, &filled, &first),
+    ASSERT_EQ(Table.enqueue_launch(&first, session.queue, kernel, &config, 1, args, 1, &filled),
               DPK_SUCCESS)
         << lastError();
-    ASSERT_EQ(Table.enqueue_launch(session.queue, kernel, &config, 1, args, 1, &first, &second),
+    ASSERT_EQ(Table.enqueue_launch(&second, session.queue, kernel, &config, 1, args, 1, &first),
               DPK_SUCCESS)
         << lastError();
     std::vector<int> out(N, -1);
-    ASSERT_EQ(Table.enqueue_copy(session.queue, out.data(), data, N * 4, 1, &second, &copied),
+    ASSERT_EQ(Table.enqueue_copy(&copied, session.queue, out.data(), data, N * 4, 1, &second),
               DPK_SUCCESS)
         << lastError();
     ASSERT_EQ(Table.event_wait(1, &copied), DPK_SUCCESS) << lastError();
     dpk_event_status_t status = DPK_EVENT_QUEUED;
-    EXPECT_EQ(Table.event_status(first, &status), DPK_SUCCESS);
+    EXPECT_EQ(Table.event_status(&status, first), DPK_SUCCESS);
     EXPECT_EQ(status, DPK_EVENT_COMPLETE);
     for (size_t i = 0; i < N; ++i)
       ASSERT_EQ(out[i], 2) << "at " << i;
     uint64_t ns = 0;
-    EXPECT_EQ(Table.event_elapsed_ns(second, &ns), DPK_SUCCESS) << lastError();
+    EXPECT_EQ(Table.event_elapsed_ns(&ns, second), DPK_SUCCESS) << lastError();
     for (dpk_pl_event_t event : {filled, first, second, copied})
       EXPECT_EQ(Table.event_release(event), DPK_SUCCESS);
     Table.kernel_release(kernel);
@@ -436,11 +436,11 @@ TEST_P(OpenClBackend, ElapsedTimeNeedsProfiling) {
     void *data = session.alloc(256);
     int zero = 0;
     dpk_pl_event_t filled = nullptr;
-    ASSERT_EQ(Table.enqueue_fill(session.queue, data, &zero, 4, 256, 0, nullptr, &filled),
+    ASSERT_EQ(Table.enqueue_fill(&filled, session.queue, data, &zero, 4, 256, 0, nullptr),
               DPK_SUCCESS);
     ASSERT_EQ(Table.event_wait(1, &filled), DPK_SUCCESS);
     uint64_t ns = 0;
-    EXPECT_EQ(Table.event_elapsed_ns(filled, &ns), DPK_ERROR_UNSUPPORTED);
+    EXPECT_EQ(Table.event_elapsed_ns(&ns, filled), DPK_ERROR_UNSUPPORTED);
     EXPECT_NE(lastError().find("CL_PROFILING_INFO_NOT_AVAILABLE"), std::string::npos)
         << lastError();
     Table.event_release(filled);
@@ -454,8 +454,8 @@ TEST_P(OpenClBackend, BuildFailureCarriesTheLog) {
     SCOPED_TRACE(device.props.name);
     Session session(device);
     dpk_pl_program_t program = nullptr;
-    EXPECT_EQ(Table.program_create(session.context, DPK_FORMAT_OPENCL_C, broken,
-                                   std::strlen(broken), nullptr, &program),
+    EXPECT_EQ(Table.program_create(&program, session.context, DPK_FORMAT_OPENCL_C, broken,
+                                   std::strlen(broken), nullptr),
               DPK_ERROR_COMPILE);
     EXPECT_EQ(program, nullptr);
     int32_t code = 0;
@@ -476,18 +476,18 @@ TEST_P(OpenClBackend, LaunchErrors) {
     void *data = session.alloc(1000 * 4);
     dpk_kernel_arg_t args[] = {pointerArg(data), pointerArg(data)};
     dpk_launch_config_t config{1, {1000, 0, 0}, {0, 0, 0}};
-    EXPECT_EQ(Table.enqueue_launch(session.queue, kernel, &config, 2, args, 0, nullptr, nullptr),
+    EXPECT_EQ(Table.enqueue_launch(nullptr, session.queue, kernel, &config, 2, args, 0, nullptr),
               DPK_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(lastError().find("takes 1 arguments, 2 given"), std::string::npos) << lastError();
     dpk_pl_program_t program = nullptr;
-    ASSERT_EQ(Table.program_create(session.context, DPK_FORMAT_OPENCL_C, VectorAddSource,
-                                   std::strlen(VectorAddSource), nullptr, &program),
+    ASSERT_EQ(Table.program_create(&program, session.context, DPK_FORMAT_OPENCL_C, VectorAddSource,
+                                   std::strlen(VectorAddSource), nullptr),
               DPK_SUCCESS);
     dpk_pl_kernel_t missing = nullptr;
-    EXPECT_EQ(Table.kernel_create(program, "noSuchKernel", &missing), DPK_ERROR_NOT_FOUND);
+    EXPECT_EQ(Table.kernel_create(&missing, program, "noSuchKernel"), DPK_ERROR_NOT_FOUND);
     EXPECT_NE(lastError().find("CL_INVALID_KERNEL_NAME"), std::string::npos) << lastError();
     Table.program_release(program);
-    EXPECT_EQ(Table.program_create(session.context, DPK_FORMAT_PTX, "x", 1, nullptr, &program),
+    EXPECT_EQ(Table.program_create(&program, session.context, DPK_FORMAT_PTX, "x", 1, nullptr),
               DPK_ERROR_UNSUPPORTED);
     Table.kernel_release(kernel);
     EXPECT_EQ(Table.mem_free(session.context, static_cast<char *>(data) + 4),
@@ -509,7 +509,7 @@ TEST_P(OpenClBackend, BufferStrategyTranslatesPointers) {
     ASSERT_NE(kernel, nullptr);
     void *data = session.alloc(N * 4);
     void *shared = nullptr;
-    EXPECT_EQ(Table.mem_alloc(session.context, DPK_MEM_SHARED, 64, 0, &shared),
+    EXPECT_EQ(Table.mem_alloc(&shared, session.context, DPK_MEM_SHARED, 64, 0),
               DPK_ERROR_UNSUPPORTED);
     std::vector<int> zeros(N, 0);
     session.upload(data, zeros);
@@ -518,7 +518,7 @@ TEST_P(OpenClBackend, BufferStrategyTranslatesPointers) {
     void *aligned = static_cast<char *>(data) + align;
     dpk_kernel_arg_t args[] = {pointerArg(aligned)};
     dpk_launch_config_t config{1, {16, 0, 0}, {0, 0, 0}};
-    ASSERT_EQ(Table.enqueue_launch(session.queue, kernel, &config, 1, args, 0, nullptr, nullptr),
+    ASSERT_EQ(Table.enqueue_launch(nullptr, session.queue, kernel, &config, 1, args, 0, nullptr),
               DPK_SUCCESS)
         << lastError();
     std::vector<int> back = session.download<int>(data, N);
@@ -526,16 +526,16 @@ TEST_P(OpenClBackend, BufferStrategyTranslatesPointers) {
       ASSERT_EQ(back[i], i >= align / 4 && i < align / 4 + 16 ? 1 : 0) << "at " << i;
     void *misaligned = static_cast<char *>(data) + 4;
     args[0] = pointerArg(misaligned);
-    EXPECT_EQ(Table.enqueue_launch(session.queue, kernel, &config, 1, args, 0, nullptr, nullptr),
+    EXPECT_EQ(Table.enqueue_launch(nullptr, session.queue, kernel, &config, 1, args, 0, nullptr),
               DPK_ERROR_UNSUPPORTED);
     EXPECT_NE(lastError().find("CL_DEVICE_MEM_BASE_ADDR_ALIGN"), std::string::npos) << lastError();
     void *host = zeros.data();
     args[0] = pointerArg(host);
-    EXPECT_EQ(Table.enqueue_launch(session.queue, kernel, &config, 1, args, 0, nullptr, nullptr),
+    EXPECT_EQ(Table.enqueue_launch(nullptr, session.queue, kernel, &config, 1, args, 0, nullptr),
               DPK_ERROR_INVALID_ARGUMENT);
     // A copy that runs past the end of its allocation is refused.
-    EXPECT_EQ(Table.enqueue_copy(session.queue, static_cast<char *>(data) + 8, zeros.data(), N * 4,
-                                 0, nullptr, nullptr),
+    EXPECT_EQ(Table.enqueue_copy(nullptr, session.queue, static_cast<char *>(data) + 8, zeros.data(), N * 4,
+                                 0, nullptr),
               DPK_ERROR_INVALID_ARGUMENT);
     Table.kernel_release(kernel);
     Table.mem_free(session.context, data);
@@ -557,11 +557,11 @@ TEST_P(OpenClBackend, ConcurrentLaunchesOfOneKernel) {
     ASSERT_EQ(Table.queue_finish(session.queue), DPK_SUCCESS);
     auto launchMany = [&](void *data, dpk_status_t *result) {
       dpk_pl_queue_t queue = nullptr;
-      *result = Table.queue_create(session.context, DPK_PL_QUEUE_IN_ORDER, &queue);
+      *result = Table.queue_create(&queue, session.context, DPK_PL_QUEUE_IN_ORDER);
       dpk_kernel_arg_t args[] = {pointerArg(data)};
       dpk_launch_config_t config{1, {N, 0, 0}, {0, 0, 0}};
       for (size_t r = 0; r < Rounds && *result == DPK_SUCCESS; ++r)
-        *result = Table.enqueue_launch(queue, kernel, &config, 1, args, 0, nullptr, nullptr);
+        *result = Table.enqueue_launch(nullptr, queue, kernel, &config, 1, args, 0, nullptr);
       if (queue) {
         Table.queue_finish(queue);
         Table.queue_release(queue);
