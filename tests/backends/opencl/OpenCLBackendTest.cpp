@@ -1,4 +1,4 @@
-// opencl_backend_test.cpp - the OpenCL plugin through its dispatch table on every OpenCL device
+// OpenCLBackendTest.cpp - the OpenCL plugin through its dispatch table on every OpenCL device
 // the ICD loader offers, once per memory strategy (DPK_OPENCL_MEMORY=usm|svm|buffer, and the
 // device's own choice): devices, memory and copies, fills, OpenCL C and SPIR-V launches, the
 // index mapping, local memory with barriers, events and dependencies, and the errors only the

@@ -1,4 +1,4 @@
-// host_backend_test.cpp - the host plugin through its dispatch table: what only the host does
+// HostBackendTest.cpp - the host plugin through its dispatch table: what only the host does
 // (device properties from hwloc, huge-page allocations, launches of item and work-group
 // functions: NdRange, Range with remainder, local memory with a barrier-style two-phase kernel;
 // dependencies across queues; its own launch limits). The contract every plugin shares (argument

@@ -1,4 +1,4 @@
-// missing_dependency.cpp - a well-formed plugin whose dependency is absent at run time, so
+// MissingDependencyPlugin.cpp - a well-formed plugin whose dependency is absent at run time, so
 // dlopen fails: the loader must say "present but a dependency is missing" and name the library.
 #include "dpk/plugin.h"
 

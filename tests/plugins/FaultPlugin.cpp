@@ -1,4 +1,4 @@
-// fault_plugin.cpp - backend "fault": one GPU-typed device that runs host-native kernels
+// FaultPlugin.cpp - backend "fault": one GPU-typed device that runs host-native kernels
 // serially and fails on demand, so tests can drive every fallback path on any machine.
 //
 // DPK_FAULT_INJECT (read at each call) selects the failure:
