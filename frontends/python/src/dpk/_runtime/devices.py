@@ -128,12 +128,16 @@ def default_device() -> Device:
 
 # ---- the current device (device_context) ------------------------------------------------------
 
-_context = threading.local()
+class _DeviceContextStack(threading.local):
+    stack = ()
+
+
+_context = _DeviceContextStack()
 
 
 def context_device():
     """The device of the innermost ``device_context`` of this thread, or None outside one."""
-    stack = getattr(_context, "stack", None)
+    stack = _context.stack
     return stack[-1] if stack else None
 
 
@@ -151,9 +155,9 @@ def device_context(device):
     only); dpk arrays still place a launch on their own device, and a kernel bound with
     ``device=`` keeps its device."""
     selected = select_device(device)
-    stack = getattr(_context, "stack", None)
-    if stack is None:
-        stack = _context.stack = []
+    if not isinstance(_context.stack, list):
+        _context.stack = []
+    stack = _context.stack
     stack.append(selected)
     try:
         yield selected

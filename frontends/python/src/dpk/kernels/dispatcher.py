@@ -459,7 +459,7 @@ def _launcher_of(kernel_obj):
 
 def _context_launcher(kernel_obj):
     """The launcher for the current device_context (the kernel's own outside any)."""
-    stack = getattr(_devices._context, "stack", None)
+    stack = _devices._context.stack
     if stack:
         return kernel_obj._launcher_for(stack[-1])
     return kernel_obj._launcher or _launcher_of(kernel_obj)
@@ -469,7 +469,7 @@ def call_kernel(kernel, index_range, *kernel_args):
     """Compiles (once per argument signature) and runs ``kernel`` over ``index_range``; returns
     when it has finished."""
     try:
-        stack = getattr(_devices._context, "stack", None)
+        stack = _devices._context.stack
         launcher = kernel._launcher_for(stack[-1]) if stack else \
             (kernel._launcher or _launcher_of(kernel))
         return launcher.call(index_range, kernel_args, None, False)
