@@ -7,6 +7,7 @@
 #ifndef DPK_FRONTENDS_C_SRC_APIGUARD_H
 #define DPK_FRONTENDS_C_SRC_APIGUARD_H
 
+#include "HandleTable.h"
 #include "dpk/dpk.h"
 #include "runtime/Device.h"
 #include "runtime/Event.h"
@@ -65,16 +66,38 @@ inline dpk_device_t toHandle(runtime::Device *device) {
   return reinterpret_cast<dpk_device_t>(device);
 }
 
-/// Casts an opaque handle to its runtime object after checking null and the kind tag.
+/// The runtime object of an opaque handle, after checking it names a live handle of this kind
+/// in the handle table (HandleTable.h): NULL, released, double-released, mistyped and forged
+/// handles are DPK_ERROR_INVALID_HANDLE, never a read of freed memory.
 template <typename Object, typename Handle>
 Expected<Object *> toObject(Handle handle, runtime::HandleKind kind, const char *what) {
   if (!handle)
     return Error(DPK_ERROR_INVALID_HANDLE, std::string(what) + " handle is NULL");
-  auto *object = reinterpret_cast<Object *>(handle);
-  if (object->handleKind() != kind)
+  runtime::RefCounted *object = HandleTable::get().find(handleValue(handle), kind);
+  if (!object)
     return Error(DPK_ERROR_INVALID_HANDLE,
                  std::string("not a live ") + what + " handle (wrong type or already released)");
-  return object;
+  return static_cast<Object *>(object);
+}
+
+/// dpk_*_retain and dpk_*_release of table handles.
+template <typename Handle>
+Error retainHandle(Handle handle, runtime::HandleKind kind, const char *what) {
+  if (!handle)
+    return Error(DPK_ERROR_INVALID_HANDLE, std::string(what) + " handle is NULL");
+  if (!HandleTable::get().retain(handleValue(handle), kind))
+    return Error(DPK_ERROR_INVALID_HANDLE,
+                 std::string("not a live ") + what + " handle (wrong type or already released)");
+  return Error::success();
+}
+template <typename Handle>
+Error releaseHandle(Handle handle, runtime::HandleKind kind, const char *what) {
+  if (!handle)
+    return Error(DPK_ERROR_INVALID_HANDLE, std::string(what) + " handle is NULL");
+  if (!HandleTable::get().release(handleValue(handle), kind))
+    return Error(DPK_ERROR_INVALID_HANDLE,
+                 std::string("not a live ") + what + " handle (wrong type or already released)");
+  return Error::success();
 }
 
 inline Expected<runtime::Queue *> toQueue(dpk_queue_t handle) {

@@ -127,7 +127,7 @@ dpk_status_t dpk_enqueue_launch(dpk_event_t *out_event, dpk_queue_t queue, dpk_k
     if (!event)
       return event.takeError();
     if (out_event)
-      *out_event = reinterpret_cast<dpk_event_t>(event->leak());
+      *out_event = newHandle<dpk_event_t>(*event);
     return Error::success();
   });
 }

@@ -54,21 +54,13 @@ dpk_status_t dpk_event_elapsed_ns(uint64_t *out, dpk_event_t event) {
 
 dpk_status_t dpk_event_retain(dpk_event_t event) {
   return apiEntry("dpk_event_retain", [&] {
-    Expected<runtime::Event *> resolved = toEvent(event);
-    if (!resolved)
-      return resolved.takeError();
-    (*resolved)->retain();
-    return Error::success();
+    return retainHandle(event, runtime::HandleKind::Event, "event");
   });
 }
 
 dpk_status_t dpk_event_release(dpk_event_t event) {
   return apiEntry("dpk_event_release", [&] {
-    Expected<runtime::Event *> resolved = toEvent(event);
-    if (!resolved)
-      return resolved.takeError();
-    (*resolved)->release();
-    return Error::success();
+    return releaseHandle(event, runtime::HandleKind::Event, "event");
   });
 }
 

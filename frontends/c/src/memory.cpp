@@ -11,7 +11,7 @@ namespace {
 
 void giveEvent(dpk_event_t *out, runtime::Ref<runtime::Event> &event) {
   if (out)
-    *out = reinterpret_cast<dpk_event_t>(event.leak());
+    *out = newHandle<dpk_event_t>(event);
 }
 
 } // namespace

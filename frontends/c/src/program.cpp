@@ -12,7 +12,7 @@ template <typename Handle, typename Object>
 Error giveObject(Handle *out, Expected<runtime::Ref<Object>> &created) {
   if (!created)
     return created.takeError();
-  *out = reinterpret_cast<Handle>(created->leak());
+  *out = newHandle<Handle>(*created);
   return Error::success();
 }
 
@@ -67,21 +67,13 @@ dpk_status_t dpk_program_create_from_host(dpk_program_t *out,
 
 dpk_status_t dpk_program_retain(dpk_program_t program) {
   return apiEntry("dpk_program_retain", [&] {
-    Expected<runtime::Program *> resolved = toProgram(program);
-    if (!resolved)
-      return resolved.takeError();
-    (*resolved)->retain();
-    return Error::success();
+    return retainHandle(program, runtime::HandleKind::Program, "program");
   });
 }
 
 dpk_status_t dpk_program_release(dpk_program_t program) {
   return apiEntry("dpk_program_release", [&] {
-    Expected<runtime::Program *> resolved = toProgram(program);
-    if (!resolved)
-      return resolved.takeError();
-    (*resolved)->release();
-    return Error::success();
+    return releaseHandle(program, runtime::HandleKind::Program, "program");
   });
 }
 
@@ -101,21 +93,13 @@ dpk_status_t dpk_kernel_get(dpk_kernel_t *out, dpk_program_t program, const char
 
 dpk_status_t dpk_kernel_retain(dpk_kernel_t kernel) {
   return apiEntry("dpk_kernel_retain", [&] {
-    Expected<runtime::Kernel *> resolved = toKernel(kernel);
-    if (!resolved)
-      return resolved.takeError();
-    (*resolved)->retain();
-    return Error::success();
+    return retainHandle(kernel, runtime::HandleKind::Kernel, "kernel");
   });
 }
 
 dpk_status_t dpk_kernel_release(dpk_kernel_t kernel) {
   return apiEntry("dpk_kernel_release", [&] {
-    Expected<runtime::Kernel *> resolved = toKernel(kernel);
-    if (!resolved)
-      return resolved.takeError();
-    (*resolved)->release();
-    return Error::success();
+    return releaseHandle(kernel, runtime::HandleKind::Kernel, "kernel");
   });
 }
 

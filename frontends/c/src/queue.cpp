@@ -35,7 +35,7 @@ dpk_status_t dpk_queue_create(dpk_queue_t *out, dpk_device_t device, uint32_t fl
     Expected<runtime::Ref<runtime::Queue>> queue = runtime::Queue::create(**resolved, *pluginFlags);
     if (!queue)
       return queue.takeError();
-    *out = reinterpret_cast<dpk_queue_t>(queue->leak());
+    *out = newHandle<dpk_queue_t>(*queue);
     return Error::success();
   });
 }
@@ -63,21 +63,13 @@ dpk_device_t dpk_queue_device(dpk_queue_t queue) {
 
 dpk_status_t dpk_queue_retain(dpk_queue_t queue) {
   return apiEntry("dpk_queue_retain", [&] {
-    Expected<runtime::Queue *> resolved = toQueue(queue);
-    if (!resolved)
-      return resolved.takeError();
-    (*resolved)->retain();
-    return Error::success();
+    return retainHandle(queue, runtime::HandleKind::Queue, "queue");
   });
 }
 
 dpk_status_t dpk_queue_release(dpk_queue_t queue) {
   return apiEntry("dpk_queue_release", [&] {
-    Expected<runtime::Queue *> resolved = toQueue(queue);
-    if (!resolved)
-      return resolved.takeError();
-    (*resolved)->release();
-    return Error::success();
+    return releaseHandle(queue, runtime::HandleKind::Queue, "queue");
   });
 }
 
