@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 namespace plugin = dpk::plugin;
@@ -51,6 +52,11 @@ dpk_status_t memAlloc(void **out, dpk_pl_context_t context, dpk_mem_kind_t kind,
   const bool huge = size >= kHugePageThreshold && hugePagesWanted();
   if (huge && align < kHugePage)
     align = kHugePage;
+  // Rounding a size near SIZE_MAX up to the alignment wraps to a small number, and
+  // aligned_alloc would then hand out a small block for a huge request.
+  if (size > std::numeric_limits<size_t>::max() - (align - 1))
+    return plugin::fail(DPK_ERROR_OUT_OF_DEVICE_MEMORY,
+                        "mem_alloc: " + std::to_string(size) + " bytes is more than an address space holds");
   size_t rounded = (size + align - 1) / align * align;
   void *ptr = std::aligned_alloc(align, rounded);
   if (!ptr)

@@ -68,6 +68,14 @@ Expected<void *> allocateMemory(Device &device, const dpk_mem_kind_t &kindArgume
   Expected<dpk_pl_context_t> context = device.context();
   if (!context)
     return context.takeError();
+  // More than the device can allocate at once is out of memory before any plugin is asked: a
+  // plugin's own arithmetic on such sizes may wrap (issue 15, I).
+  uint64_t limit = device.props().max_alloc_size;
+  if (limit != 0 && size > limit)
+    return Error(DPK_ERROR_OUT_OF_DEVICE_MEMORY,
+                 "allocating " + std::to_string(size) + " bytes of " + memKindName(kind) +
+                     " memory on " + device.describe() + ": the device allocates at most " +
+                     std::to_string(limit) + " bytes at once");
   void *ptr = nullptr;
   // A zero-byte request still returns a unique, freeable address.
   size_t bytes = size == 0 ? 1 : size;
