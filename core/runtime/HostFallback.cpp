@@ -76,6 +76,50 @@ Error checkPlacement(const MarshalledArgs &args, const Device &device, const std
   return Error::success();
 }
 
+Expected<Ref<Event>> runOnHost(Queue &queue, Kernel &kernel, const dpk_launch_config_t &config,
+                               MarshalledArgs &args, const std::vector<Event *> &deps,
+                               dpk_status_t status, const std::string &cause) {
+  Device &from = queue.device();
+  const std::string &name = kernel.name();
+  Device *host = Registry::get().hostDevice();
+  if (!host)
+    return Error(status, cause + "; the policy allows running it on the host, but the host "
+                                 "backend is not loaded");
+  if (Error error = kernel.program().checkRunsOn(*host))
+    return Error(status, cause + "; it cannot run on the host instead: " + error.message());
+  if (Error error = validateForDevice(config, args, *host, name))
+    return Error(status, cause + "; it cannot run on the host instead: " + error.message());
+
+  // The host run is ordered after everything before it on the queue, and finishes here.
+  if (Error error = queue.drainBefore(deps))
+    return error;
+  auto start = std::chrono::steady_clock::now();
+  Expected<std::map<void *, MigratedAllocation>> migrated = migrateToHost(args, from);
+  if (!migrated)
+    return Error(status, cause + "; " + migrated.error().message());
+  Expected<dpk_pl_queue_t> hostQueue = host->utilityQueue();
+  if (!hostQueue)
+    return Error(status, cause + "; " + hostQueue.error().message());
+  Expected<dpk_pl_event_t> submitted = submitOnDevice(*host, *hostQueue, kernel, config, args, {});
+  if (!submitted)
+    return Error(status, cause + "; the host run failed too: " + submitted.error().message());
+  Ref<Event> hostEvent = Event::fromPlugin(*host, *submitted, "launch", name);
+  if (Error error = hostEvent->wait())
+    return Error(status, cause + "; the host run failed too: " + error.message());
+  if (Error error = copyBack(*migrated, from))
+    return Error(status, cause + "; " + error.message());
+  uint64_t elapsed = static_cast<uint64_t>(
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
+  if (diagnosticsEnabled(1))
+    emitDiagnostic(1, "kernel.launch",
+                   {{"kernel", name},
+                    {"device", host->filterString()},
+                    {"name", std::string_view(host->name())},
+                    {"fallback_from", from.filterString()},
+                    {"migrated_buffers", static_cast<unsigned long long>(migrated->size())}});
+  return Event::finished(host, "launch", name, Error::success(), elapsed);
+}
+
 Expected<Ref<Event>> fallBackOrFail(Queue &queue, Kernel &kernel,
                                     const dpk_launch_config_t &config, MarshalledArgs &args,
                                     const std::vector<Event *> &deps, Error failure) {
@@ -90,50 +134,14 @@ Expected<Ref<Event>> fallBackOrFail(Queue &queue, Kernel &kernel,
   if (decision.action == policy::FallbackAction::Fail)
     return decision.error ? std::move(decision.error) : std::move(failure);
 
-  Device *host = Registry::get().hostDevice();
   std::string cause = "kernel '" + name + "' failed on " + failed.describe() + " (" +
                       policy::failureClassName(*failureClass) + "): " + failure.message();
-  if (!host)
-    return Error(failure.status(), cause + "; the policy allows running it on the host, but the "
-                                           "host backend is not loaded");
-  if (Error error = kernel.program().checkRunsOn(*host))
-    return Error(failure.status(), cause + "; it cannot run on the host instead: " +
-                                       error.message());
-  if (Error error = validateForDevice(config, args, *host, name))
-    return Error(failure.status(), cause + "; it cannot run on the host instead: " +
-                                       error.message());
-
-  // The host run is ordered after everything before it on the queue, and finishes here.
-  if (Error error = queue.drainBefore(deps))
-    return error;
-  auto start = std::chrono::steady_clock::now();
-  Expected<std::map<void *, MigratedAllocation>> migrated = migrateToHost(args, failed);
-  if (!migrated)
-    return Error(failure.status(), cause + "; " + migrated.error().message());
-  Expected<dpk_pl_queue_t> hostQueue = host->utilityQueue();
-  if (!hostQueue)
-    return Error(failure.status(), cause + "; " + hostQueue.error().message());
-  Expected<dpk_pl_event_t> submitted = submitOnDevice(*host, *hostQueue, kernel, config, args, {});
-  if (!submitted)
-    return Error(failure.status(), cause + "; the host fallback failed too: " +
-                                       submitted.error().message());
-  Ref<Event> hostEvent = Event::fromPlugin(*host, *submitted, "launch", name);
-  if (Error error = hostEvent->wait())
-    return Error(failure.status(), cause + "; the host fallback failed too: " + error.message());
-  if (Error error = copyBack(*migrated, failed))
-    return Error(failure.status(), cause + "; " + error.message());
-  uint64_t elapsed = static_cast<uint64_t>(
-      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
-
+  Expected<Ref<Event>> ran = runOnHost(queue, kernel, config, args, deps, failure.status(), cause);
+  if (!ran)
+    return ran.takeError();
+  Device *host = Registry::get().hostDevice();
   reportFallbackRun(decision, host->filterString());
-  if (diagnosticsEnabled(1))
-    emitDiagnostic(1, "kernel.launch",
-                   {{"kernel", name},
-                    {"device", host->filterString()},
-                    {"name", std::string_view(host->name())},
-                    {"fallback_from", failed.filterString()},
-                    {"migrated_buffers", static_cast<unsigned long long>(migrated->size())}});
-  return Event::finished(host, "launch", name, Error::success(), elapsed);
+  return ran;
 }
 
 } // namespace dpk::runtime

@@ -26,6 +26,13 @@ class Queue;
 /// DPK_ERROR_PLACEMENT when a pointer argument is device memory of a device other than `device`.
 Error checkPlacement(const MarshalledArgs &args, const Device &device, const std::string &kernel);
 
+/// Runs `kernel` on the host device instead of the queue's device, as the file comment
+/// describes (migration, synchronous run, copy back on success). A failure is an Error with
+/// `status` whose message starts with `cause`. Used by fallback and by policy routing.
+Expected<Ref<Event>> runOnHost(Queue &queue, Kernel &kernel, const dpk_launch_config_t &config,
+                               MarshalledArgs &args, const std::vector<Event *> &deps,
+                               dpk_status_t status, const std::string &cause);
+
 /// Handles a failed submission of `kernel` on the queue's device (see the file comment).
 Expected<Ref<Event>> fallBackOrFail(Queue &queue, Kernel &kernel,
                                     const dpk_launch_config_t &config, MarshalledArgs &args,

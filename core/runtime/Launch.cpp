@@ -285,6 +285,31 @@ Expected<dpk_pl_event_t> submitOnDevice(Device &device, dpk_pl_queue_t nativeQue
   return enqueueOnDevice(device, nativeQueue, *native, kernel.name(), config, args, deps);
 }
 
+/// A launch on a device that a `kernels:` rule of the policy excludes for this kernel: it runs
+/// on the host when the rule's choice is the host (with the same migration as a fallback),
+/// otherwise it is a placement error naming the rule and the device the policy chooses.
+static Expected<Ref<Event>> routeByPolicy(Queue &queue, Kernel &kernel,
+                                          const dpk_launch_config_t &config,
+                                          MarshalledArgs &args, const std::vector<Event *> &deps,
+                                          const std::string &rule) {
+  const std::string &name = kernel.name();
+  Device &device = queue.device();
+  std::string cause = "kernel '" + name + "' may not run on " + device.describe() + " under " +
+                      rule;
+  Expected<Device *> chosen = Registry::get().selectForKernel(name);
+  if (!chosen)
+    return Error(chosen.error().status(), cause + ": " + chosen.error().message());
+  if (!(*chosen)->isHost())
+    return Error(DPK_ERROR_PLACEMENT, cause + "; the policy chooses " + (*chosen)->describe() +
+                                          " for it: launch it on a queue of that device");
+  if (diagnosticsEnabled(1))
+    emitDiagnostic(1, "policy.route", {{"kernel", name},
+                                       {"from", device.filterString()},
+                                       {"to", (*chosen)->filterString()},
+                                       {"rule", rule}});
+  return runOnHost(queue, kernel, config, args, deps, DPK_ERROR_PLACEMENT, cause);
+}
+
 Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch_config_t &config,
                                   const LaunchArg *args, uint32_t numArgs,
                                   const std::vector<Event *> &deps, bool wantEvent) {
@@ -302,6 +327,11 @@ Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch
     return error;
   if (Error error = kernel.program().checkRunsOn(device))
     return error;
+
+  // A `kernels:` rule of the policy that excludes the queue's device routes the kernel.
+  std::string excludingRule;
+  if (!Registry::get().kernelMayRunOn(name, device, &excludingRule))
+    return routeByPolicy(queue, kernel, config, launchArgs, deps, excludingRule);
 
   // Dependencies first: a failed dependency is the caller's error, never a reason to fall back.
   Expected<std::vector<dpk_pl_event_t>> natives = queue.resolveDependencies(deps);

@@ -224,6 +224,23 @@ Expected<Device *> Registry::select(std::string_view filter) const {
   return device;
 }
 
+bool Registry::kernelMayRunOn(std::string_view kernel, const Device &device,
+                              std::string *rule) const {
+  // Only a kernel rule constrains a launch: the global selector chose the queue's device (or
+  // the caller did so on purpose), and rankings are not free on the launch path.
+  if (policy_.kernels.empty())
+    return true;
+  policy::SelectorChoice choice = kernelSelector(policy_, kernel);
+  if (choice.rule.rfind("kernels[", 0) != 0)
+    return true;
+  std::vector<Device *> one = {const_cast<Device *>(&device)};
+  if (!rankDevicesBy(choice.filter, identitiesOf(one)).eligible.empty())
+    return true;
+  if (rule)
+    *rule = choice.rule + " (devices '" + choice.filter.str() + "')";
+  return false;
+}
+
 Expected<Device *> Registry::selectForKernel(std::string_view kernel) const {
   policy::SelectorChoice choice = kernelSelector(policy_, kernel);
   std::vector<Device *> all;

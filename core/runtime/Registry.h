@@ -60,6 +60,10 @@ public:
   Expected<Device *> select(std::string_view filter) const;
   /// The best eligible device for a kernel under its selector (kernel overrides included).
   Expected<Device *> selectForKernel(std::string_view kernel) const;
+  /// Whether the kernel's selector (a `kernels:` rule of the policy, else the global one) admits
+  /// `device`; `rule` receives the rule's description when it does not. Launches ask this, so a
+  /// policy without kernel rules answers at once.
+  bool kernelMayRunOn(std::string_view kernel, const Device &device, std::string *rule) const;
 
 private:
   Registry() = default;
