@@ -52,7 +52,8 @@ std::vector<uint8_t> encodeEntry(const compiler::Artifact &artifact, const std::
   assert(keyDigest.size() == 64 && "key digest must be 64 hex digits");
   std::vector<uint8_t> file;
   file.reserve(kEntryHeaderSize + artifact.bytes.size());
-  file.insert(file.end(), kMagic, kMagic + 8);
+  for (char c : kMagic) // (a range insert here trips a GCC 12 -Wstringop-overflow false positive)
+    file.push_back(static_cast<uint8_t>(c));
   putLittleEndian(file, kEntryFormatVersion, 4);
   putLittleEndian(file, static_cast<uint32_t>(artifact.format), 4);
   putLittleEndian(file, artifact.bytes.size(), 8);
@@ -64,12 +65,14 @@ std::vector<uint8_t> encodeEntry(const compiler::Artifact &artifact, const std::
   return file;
 }
 
-Expected<compiler::Artifact> decodeEntry(const std::vector<uint8_t> &file,
-                                         const std::string &keyDigest) {
-  auto corrupt = [](const std::string &why) { return Error(DPK_ERROR_GENERIC, why); };
-  if (file.size() < kEntryHeaderSize)
-    return corrupt("truncated header (" + std::to_string(file.size()) + " bytes)");
-  const uint8_t *header = file.data();
+namespace {
+
+Error corrupt(const std::string &why) { return Error(DPK_ERROR_GENERIC, why); }
+
+/// Checks the header of an entry file of `fileSize` bytes (at least kEntryHeaderSize) against
+/// everything but the payload checksum; returns the artifact format.
+Expected<dpk_artifact_format_t> checkHeader(const uint8_t *header, uint64_t fileSize,
+                                            const std::string &keyDigest) {
   if (std::memcmp(header, kMagic, 8) != 0)
     return corrupt("bad magic");
   uint64_t version = getLittleEndian(header + 8, 4);
@@ -80,48 +83,122 @@ Expected<compiler::Artifact> decodeEntry(const std::vector<uint8_t> &file,
   if (!isKnownFormat(format))
     return corrupt("unknown artifact format " + std::to_string(format));
   uint64_t payloadSize = getLittleEndian(header + 16, 8);
-  if (payloadSize != file.size() - kEntryHeaderSize)
+  if (payloadSize != fileSize - kEntryHeaderSize)
     return corrupt("payload size mismatch (header says " + std::to_string(payloadSize) +
-                   ", file has " + std::to_string(file.size() - kEntryHeaderSize) + ")");
-  if (std::memcmp(header + 56, keyDigest.data(), 64) != 0)
+                   ", file has " + std::to_string(fileSize - kEntryHeaderSize) + ")");
+  if (keyDigest.size() != 64 || std::memcmp(header + 56, keyDigest.data(), 64) != 0)
     return corrupt("entry belongs to another key");
-  Sha256Digest checksum = sha256(file.data() + kEntryHeaderSize, payloadSize);
-  if (std::memcmp(header + 24, checksum.data(), 32) != 0)
+  return static_cast<dpk_artifact_format_t>(format);
+}
+
+const char *fileKindName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a regular file";
+}
+
+/// Reads exactly `size` bytes at the file's current offset; false on a short file or an error.
+bool readExactly(int fd, uint8_t *out, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t got = read(fd, out + done, size - done);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN))
+      continue;
+    if (got <= 0)
+      return false;
+    done += static_cast<size_t>(got);
+  }
+  return true;
+}
+
+EntryRead entryRead(EntryReadKind kind, std::string reason) {
+  EntryRead result;
+  result.kind = kind;
+  result.reason = std::move(reason);
+  return result;
+}
+
+} // namespace
+
+Expected<compiler::Artifact> decodeEntry(const std::vector<uint8_t> &file,
+                                         const std::string &keyDigest) {
+  if (file.size() < kEntryHeaderSize)
+    return corrupt("truncated header (" + std::to_string(file.size()) + " bytes)");
+  Expected<dpk_artifact_format_t> format = checkHeader(file.data(), file.size(), keyDigest);
+  if (!format)
+    return format.takeError();
+  Sha256Digest checksum = sha256(file.data() + kEntryHeaderSize, file.size() - kEntryHeaderSize);
+  if (std::memcmp(file.data() + 24, checksum.data(), 32) != 0)
     return corrupt("bad checksum");
 
   compiler::Artifact artifact;
-  artifact.format = static_cast<dpk_artifact_format_t>(format);
+  artifact.format = *format;
   artifact.bytes.assign(file.begin() + kEntryHeaderSize, file.end());
   return artifact;
 }
 
-Expected<std::vector<uint8_t>> readWholeFile(const std::string &path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+EntryRead readEntry(const std::string &path, const std::string &keyDigest) {
+  // lstat first, so that a special file is never even opened (opening some devices has side
+  // effects); the fstat below closes the race with a file swapped in between.
+  struct stat status {};
+  if (lstat(path.c_str(), &status) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR)
+      return entryRead(EntryReadKind::Missing, "");
+    return entryRead(EntryReadKind::Unreadable,
+                     "cannot read '" + path + "': " + std::strerror(errno));
+  }
+  if (!S_ISREG(status.st_mode))
+    return entryRead(EntryReadKind::Invalid, std::string("not a regular file: ") +
+                                                 fileKindName(status.st_mode));
+  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT)
-      return Error(DPK_ERROR_NOT_FOUND, "no cache entry '" + path + "'");
-    return systemError("cannot open", path);
+      return entryRead(EntryReadKind::Missing, "");
+    if (errno == ELOOP)
+      return entryRead(EntryReadKind::Invalid, "not a regular file: a symbolic link");
+    return entryRead(EntryReadKind::Unreadable,
+                     "cannot open '" + path + "': " + std::strerror(errno));
   }
-  std::vector<uint8_t> bytes;
-  struct stat status {};
-  if (fstat(fd, &status) == 0 && status.st_size > 0)
-    bytes.reserve(static_cast<size_t>(status.st_size));
-  uint8_t chunk[65536];
-  for (;;) {
-    ssize_t got = read(fd, chunk, sizeof(chunk));
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0) {
-      Error error = systemError("cannot read", path);
-      close(fd);
-      return error;
-    }
-    if (got == 0)
-      break;
-    bytes.insert(bytes.end(), chunk, chunk + got);
-  }
-  close(fd);
-  return bytes;
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  if (fstat(fd, &status) != 0)
+    return entryRead(EntryReadKind::Unreadable,
+                     "cannot stat '" + path + "': " + std::strerror(errno));
+  if (!S_ISREG(status.st_mode))
+    return entryRead(EntryReadKind::Invalid, std::string("not a regular file: ") +
+                                                 fileKindName(status.st_mode));
+  uint64_t fileSize = static_cast<uint64_t>(status.st_size);
+  if (fileSize > kMaxEntryFileSize)
+    return entryRead(EntryReadKind::Invalid,
+                     "file of " + std::to_string(fileSize) + " bytes exceeds the entry limit of " +
+                         std::to_string(kMaxEntryFileSize) + " bytes");
+  if (fileSize < kEntryHeaderSize)
+    return entryRead(EntryReadKind::Invalid,
+                     "truncated header (" + std::to_string(fileSize) + " bytes)");
+
+  // The header first: a file whose size disagrees with it is refused before its payload is read.
+  std::vector<uint8_t> file(kEntryHeaderSize);
+  if (!readExactly(fd, file.data(), kEntryHeaderSize))
+    return entryRead(EntryReadKind::Invalid, "truncated header (short read)");
+  Expected<dpk_artifact_format_t> format = checkHeader(file.data(), fileSize, keyDigest);
+  if (!format)
+    return entryRead(EntryReadKind::Invalid, format.error().message());
+  file.resize(fileSize);
+  if (!readExactly(fd, file.data() + kEntryHeaderSize, fileSize - kEntryHeaderSize))
+    return entryRead(EntryReadKind::Invalid, "file shorter than its size (short read)");
+  Expected<compiler::Artifact> artifact = decodeEntry(file, keyDigest);
+  if (!artifact)
+    return entryRead(EntryReadKind::Invalid, artifact.error().message());
+  EntryRead result;
+  result.kind = EntryReadKind::Loaded;
+  result.artifact = std::move(*artifact);
+  return result;
 }
 
 Error makeDirectories(const std::string &directory) {

@@ -25,6 +25,10 @@ namespace dpk::cache {
 
 constexpr uint32_t kEntryFormatVersion = 1;
 constexpr size_t kEntryHeaderSize = 120;
+/// The largest entry file (header and payload) the cache reads or writes: 256 MiB, far above
+/// any compiled kernel, so that a huge or sparse file planted in the cache is refused from its
+/// size alone instead of being read into memory.
+constexpr uint64_t kMaxEntryFileSize = uint64_t(256) << 20;
 
 /// The bytes of an entry file holding `artifact` for the key with digest `keyDigest`.
 std::vector<uint8_t> encodeEntry(const compiler::Artifact &artifact, const std::string &keyDigest);
@@ -34,8 +38,25 @@ std::vector<uint8_t> encodeEntry(const compiler::Artifact &artifact, const std::
 Expected<compiler::Artifact> decodeEntry(const std::vector<uint8_t> &file,
                                          const std::string &keyDigest);
 
-/// The whole file. DPK_ERROR_NOT_FOUND when it does not exist.
-Expected<std::vector<uint8_t>> readWholeFile(const std::string &path);
+/// What readEntry() found at an entry's path.
+enum class EntryReadKind {
+  Loaded,    // a valid entry: `artifact` holds it
+  Missing,   // no file
+  Invalid,   // something that is not a valid entry (`reason` says what): discard and rebuild
+  Unreadable // a file that could not be read (`reason`: the system error); leave it alone
+};
+struct EntryRead {
+  EntryReadKind kind = EntryReadKind::Missing;
+  compiler::Artifact artifact;
+  std::string reason;
+};
+
+/// Reads and checks the entry at `path` for the key with digest `keyDigest`. Only a regular
+/// file of at most kMaxEntryFileSize bytes is read: the path is checked with lstat(), then
+/// opened with O_NOFOLLOW | O_NONBLOCK (a symbolic link is refused, a FIFO cannot block) and
+/// checked again with fstat() on the open file; the header is checked against the file's size
+/// before the payload is read. Never blocks on, or reads without bound from, a special file.
+EntryRead readEntry(const std::string &path, const std::string &keyDigest);
 
 /// Creates `directory` and its missing parents.
 Error makeDirectories(const std::string &directory);

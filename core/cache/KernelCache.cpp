@@ -167,25 +167,32 @@ Expected<compiler::Artifact> KernelCache::loadOrCompile(const std::string &direc
   if (useDisk) {
     outcome.path = pathFor(directory, outcome.digest);
     Clock::time_point start = Clock::now();
-    Expected<std::vector<uint8_t>> file = readWholeFile(outcome.path);
-    if (file) {
-      Expected<compiler::Artifact> artifact = decodeEntry(*file, outcome.digest);
+    EntryRead entry = readEntry(outcome.path, outcome.digest);
+    switch (entry.kind) {
+    case EntryReadKind::Loaded: {
       outcome.loadMs = millisecondsSince(start);
-      if (artifact) {
-        outcome.kind = CacheOutcomeKind::HitDisk;
-        std::lock_guard<std::mutex> lock(mutex_);
-        memory_.emplace(outcome.digest, std::make_shared<compiler::Artifact>(*artifact));
-        return artifact;
-      }
-      // Never load a bad entry; delete it so the rebuilt artifact replaces it. A concurrent
-      // writer may have just renamed a good entry into place, in which case this deletes that
-      // one too: the cost is one more compile, never a bad load.
-      appendNote(outcome, "discarded corrupt entry (" + artifact.error().message() + ")");
+      outcome.kind = CacheOutcomeKind::HitDisk;
+      auto artifact = std::make_shared<compiler::Artifact>(std::move(entry.artifact));
+      std::lock_guard<std::mutex> lock(mutex_);
+      memory_.emplace(outcome.digest, artifact);
+      return *artifact;
+    }
+    case EntryReadKind::Invalid:
+      // Never load a bad entry; delete it so the rebuilt artifact replaces it (a symbolic link
+      // is removed, not its target). A concurrent writer may have just renamed a good entry
+      // into place, in which case this deletes that one too: the cost is one more compile,
+      // never a bad load.
+      outcome.loadMs = millisecondsSince(start);
+      appendNote(outcome, "discarded corrupt entry (" + entry.reason + ")");
       if (mode == CacheMode::ReadWrite)
         unlink(outcome.path.c_str());
-    } else if (file.error().status() != DPK_ERROR_NOT_FOUND) {
+      break;
+    case EntryReadKind::Unreadable:
       outcome.loadMs = millisecondsSince(start);
-      appendNote(outcome, file.error().message());
+      appendNote(outcome, entry.reason);
+      break;
+    case EntryReadKind::Missing:
+      break;
     }
   }
 
@@ -206,6 +213,13 @@ Expected<compiler::Artifact> KernelCache::loadOrCompile(const std::string &direc
   std::string shard = directory + "/" + outcome.digest.substr(0, 2);
   if (Error error = makeDirectories(shard)) {
     appendNote(outcome, "could not write entry: " + error.message());
+    return artifact;
+  }
+  if (kEntryHeaderSize + artifact->bytes.size() > kMaxEntryFileSize) {
+    // It could never be read back (readEntry refuses files over the limit).
+    appendNote(outcome, "not stored: an artifact of " + std::to_string(artifact->bytes.size()) +
+                            " bytes exceeds the entry limit of " +
+                            std::to_string(kMaxEntryFileSize) + " bytes");
     return artifact;
   }
   if (Error error = writeFileAtomically(outcome.path, encodeEntry(*artifact, outcome.digest))) {

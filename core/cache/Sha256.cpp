@@ -84,6 +84,10 @@ void Sha256::compressBlock(const uint8_t *block) {
 }
 
 void Sha256::update(const void *data, size_t size) {
+  // Nothing to add; `data` may then be null (an empty vector's data()), which memcpy must not
+  // be given even for zero bytes (found by the cache entry fuzzer: an empty payload).
+  if (size == 0)
+    return;
   const auto *bytes = static_cast<const uint8_t *>(data);
   totalBytes_ += size;
   if (bufferSize_ > 0) {

@@ -21,6 +21,11 @@ Expected<std::unique_ptr<llvm::TargetMachine>> hostMachine(const CompileOptions 
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, message);
   if (!target) return Error(DPK_ERROR_COMPILE, "no LLVM target for " + triple + ": " + message);
   std::string cpu = options.targetId.empty() ? llvm::sys::getHostCPUName().str() : options.targetId;
+  if (!options.targetId.empty() && !isKnownProcessor(*target, triple, cpu))
+    return Error(DPK_ERROR_INVALID_ARGUMENT,
+                 "host: unknown CPU '" + cpu + "' for " + triple +
+                     "; give a CPU name LLVM knows (x86-64, x86-64-v3, skylake-avx512, znver3, "
+                     "...), or none for this machine's CPU");
   std::string features;
   llvm::StringMap<bool> hostFeatures;
   if (options.targetId.empty() && llvm::sys::getHostCPUFeatures(hostFeatures)) {

@@ -53,9 +53,17 @@ std::string findLibdevice() {
 }
 
 /// sm_XX as a number (90 for "sm_90"); 0 when malformed.
+/// NN of "sm_NN" or "sm_NNa"; 0 for anything else.
 unsigned smNumber(const std::string &arch) {
   if (arch.rfind("sm_", 0) != 0) return 0;
-  return static_cast<unsigned>(std::atoi(arch.c_str() + 3));
+  size_t end = arch.size() - (arch.back() == 'a' ? 1 : 0);
+  if (end <= 3 || end - 3 > 4) return 0;
+  unsigned number = 0;
+  for (size_t i = 3; i < end; ++i) {
+    if (arch[i] < '0' || arch[i] > '9') return 0;
+    number = number * 10 + static_cast<unsigned>(arch[i] - '0');
+  }
+  return number;
 }
 
 class PtxKernelLowering : public FunctionLowering {
@@ -269,11 +277,19 @@ Expected<std::vector<uint8_t>> compilePtx(const ir::Module &module, const Compil
   initializeLlvmTargets();
   std::string arch = options.targetId.empty() ? "sm_70" : options.targetId;
   unsigned sm = smNumber(arch);
-  if (sm == 0) return Error(DPK_ERROR_INVALID_ARGUMENT, "bad CUDA architecture '" + arch + "'");
+  auto badArch = [&] {
+    return Error(DPK_ERROR_INVALID_ARGUMENT,
+                 "ptx: bad CUDA architecture '" + arch +
+                     "'; give sm_NN for a compute capability LLVM knows (sm_30 .. sm_86; "
+                     "newer ones, such as sm_90, get sm_86 code)");
+  };
+  if (sm == 0) return badArch();
+  // LLVM 15 knows up to sm_86; PTX for it is JIT-compiled by newer drivers.
   if (sm > 86) arch = "sm_86";
   std::string message;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(kTriple, message);
   if (!target) return Error(DPK_ERROR_COMPILE, "LLVM has no NVPTX target: " + message);
+  if (!isKnownProcessor(*target, kTriple, arch)) return badArch();
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       kTriple, arch, "+ptx75", fusedMultiplyAddOptions(), llvm::None, llvm::None,
       llvm::CodeGenOpt::Aggressive));

@@ -13,6 +13,7 @@
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/Transforms/Utils/Local.h>
 #include <llvm/IR/LLVMContext.h>
@@ -168,6 +169,36 @@ void removeFreezeInstructions(llvm::Module &module) {
       }
 }
 
+/// An array alloca (`alloca i32, i64 8`, how private arrays are lowered) that the optimizer
+/// leaves alone (-O0) is taken by SPIRV-LLVM-Translator 15 for a variable-length array, which
+/// it reports by exiting the process (found by the compiler fuzzer). Each one with a constant
+/// count becomes an alloca of an array type and a pointer to its first element, as InstCombine
+/// would canonicalize it at -O1 and above.
+void replaceArrayAllocas(llvm::Module &module) {
+  for (llvm::Function &fn : module)
+    for (llvm::BasicBlock &block : fn)
+      for (llvm::Instruction &inst : llvm::make_early_inc_range(block)) {
+        auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst);
+        if (!alloca || !alloca->isArrayAllocation()) continue;
+        auto *count = llvm::dyn_cast<llvm::ConstantInt>(alloca->getArraySize());
+        if (!count) continue;
+        llvm::Type *element = alloca->getAllocatedType();
+        auto *arrayType = llvm::ArrayType::get(element, count->getZExtValue());
+        llvm::IRBuilder<> builder(alloca);
+        llvm::AllocaInst *array =
+            builder.CreateAlloca(arrayType, alloca->getType()->getAddressSpace(), nullptr);
+        array->setAlignment(alloca->getAlign());
+        array->takeName(alloca);
+        // SPIR-V wants every OpVariable first in the entry block: the pointer goes after them.
+        llvm::Instruction *afterAllocas = &*fn.getEntryBlock().getFirstInsertionPt();
+        while (llvm::isa<llvm::AllocaInst>(afterAllocas)) afterAllocas = afterAllocas->getNextNode();
+        builder.SetInsertPoint(afterAllocas);
+        llvm::Value *first = builder.CreateConstInBoundsGEP2_32(arrayType, array, 0, 0);
+        alloca->replaceAllUsesWith(first);
+        alloca->eraseFromParent();
+      }
+}
+
 } // namespace
 
 Expected<std::vector<uint8_t>> compileSpirv(const ir::Module &module,
@@ -189,6 +220,7 @@ Expected<std::vector<uint8_t>> compileSpirv(const ir::Module &module,
 
   orderBlocksForSpirv(llvmModule);
   removeFreezeInstructions(llvmModule);
+  replaceArrayAllocas(llvmModule);
   SPIRV::TranslatorOpts translatorOptions(SPIRV::VersionNumber::SPIRV_1_0);
   std::ostringstream stream;
   std::string message;

@@ -14,6 +14,7 @@
 namespace llvm {
 class LLVMContext;
 class Module;
+class Target;
 class TargetMachine;
 } // namespace llvm
 
@@ -32,6 +33,12 @@ Expected<std::vector<uint8_t>> compileSpirv(const ir::Module &module,
                                             const CompileOptions &options, Output output);
 Expected<std::vector<uint8_t>> compilePtx(const ir::Module &module,
                                           const CompileOptions &options, Output output);
+
+/// Whether LLVM's `target` knows the processor `cpu` for `triple`. Asked before a target
+/// machine is made: LLVM only warns about a processor it does not know, and code generation
+/// for it may then abort the process (a host object for "sm_90" did).
+bool isKnownProcessor(const llvm::Target &target, const std::string &triple,
+                      const std::string &cpu);
 
 /// Lowers every kernel of `module` into host work-group functions (HostTarget.cpp).
 Expected<std::unique_ptr<llvm::Module>> lowerHostModule(const ir::Module &module,

@@ -1,7 +1,7 @@
 // Barriers.cpp - functions and ops that reach a work-group barrier (rule in Barriers.h).
 #include "ir/Barriers.h"
 
-#include <unordered_map>
+#include "ir/CallGraph.h"
 
 namespace dpk::ir {
 
@@ -9,24 +9,17 @@ namespace {
 
 class BarrierSearch {
 public:
-  explicit BarrierSearch(const Module &module) : module_(module) {}
+  explicit BarrierSearch(const Module &module) : graph_(buildCallGraph(module)) {}
 
-  BarrierInfo run() {
-    for (const auto &function : module_.functions) inFunction(*function);
+  BarrierInfo run(const Module &module) {
+    // Callees first, so a call reads its callee's answer instead of walking into it.
+    for (const Function *function : calleesFirst(graph_, module)) {
+      if (inBlock(function->body)) info_.functions.insert(function);
+    }
     return std::move(info_);
   }
 
 private:
-  bool inFunction(const Function &function) {
-    auto found = visited_.find(&function);
-    if (found != visited_.end()) return found->second;
-    visited_[&function] = false; // a recursive call (rejected by the verifier) reaches nothing
-    bool reaches = inBlock(function.body);
-    visited_[&function] = reaches;
-    if (reaches) info_.functions.insert(&function);
-    return reaches;
-  }
-
   // Every op is visited (no early exit), so that `ops` is complete.
   bool inBlock(const Block &block) {
     bool reaches = false;
@@ -37,21 +30,22 @@ private:
   bool inOp(const Op &op) {
     bool reaches = op.kind == OpKind::Barrier;
     if (op.kind == OpKind::Call) {
-      const Function *callee = module_.lookup(op.callee);
-      reaches = callee && inFunction(*callee);
+      // A callee not done yet closes a cycle (recursion, rejected by the verifier): it adds
+      // nothing.
+      const Function *callee = graph_.lookup(op.callee);
+      reaches = callee && info_.functions.count(callee);
     }
     for (const Block &region : op.regions) reaches |= inBlock(region);
     if (reaches) info_.ops.insert(&op);
     return reaches;
   }
 
-  const Module &module_;
+  CallGraph graph_;
   BarrierInfo info_;
-  std::unordered_map<const Function *, bool> visited_;
 };
 
 } // namespace
 
-BarrierInfo findBarriers(const Module &module) { return BarrierSearch(module).run(); }
+BarrierInfo findBarriers(const Module &module) { return BarrierSearch(module).run(module); }
 
 } // namespace dpk::ir

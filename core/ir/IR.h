@@ -35,6 +35,17 @@ enum class OpCategory : uint8_t { Value, Binary, Unary, Memory, Atomic, WorkItem
 const char *opName(OpKind kind);
 OpCategory opCategory(OpKind kind);
 
+// ---- limits --------------------------------------------------------------------------------
+
+/// Regions nest at most this deep in one function: the ops of a function's body are at depth
+/// 0, the ops of an `if`, `for` or `while` region there at depth 1, and so on. The parser and
+/// the verifier enforce it, so a pass over a verified module may recurse over regions without
+/// exhausting the stack (docs/ir.md, "Limits").
+constexpr unsigned kMaxRegionDepth = 256;
+/// A chain of calls holds at most this many functions (a kernel calling @f calling @g is 3).
+/// The verifier enforces it, for passes that follow calls.
+constexpr unsigned kMaxCallDepth = 256;
+
 // ---- types -------------------------------------------------------------------------------
 
 enum class ScalarKind : uint8_t { Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64 };

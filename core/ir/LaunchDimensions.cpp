@@ -1,6 +1,8 @@
 // LaunchDimensions.cpp - launch dimensions used by kernels (rule in LaunchDimensions.h).
 #include "ir/LaunchDimensions.h"
 
+#include "ir/CallGraph.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -10,15 +12,18 @@ namespace {
 
 class DimensionSearch {
 public:
-  explicit DimensionSearch(const Module &module) : module_(module) {}
+  explicit DimensionSearch(const Module &module) : graph_(buildCallGraph(module)) {}
 
-  unsigned inFunction(const Function &function) {
-    auto found = visited_.find(&function);
-    if (found != visited_.end()) return found->second;
-    visited_[&function] = 0; // a recursive call (rejected by the verifier) adds nothing
-    unsigned used = inBlock(function.body);
-    visited_[&function] = used;
-    return used;
+  /// Dimensions used by each root and everything it calls (callees first, so a call reads its
+  /// callee's count instead of walking into it).
+  void run(const std::vector<const Function *> &roots) {
+    for (const Function *function : calleesFirst(graph_, roots))
+      if (!used_.count(function)) used_[function] = inBlock(function->body);
+  }
+
+  unsigned used(const Function &function) const {
+    auto found = used_.find(&function);
+    return found == used_.end() ? 0 : found->second;
   }
 
 private:
@@ -33,28 +38,33 @@ private:
     if (opCategory(op.kind) == OpCategory::WorkItem && op.intAttr >= 0)
       used = static_cast<unsigned>(op.intAttr) + 1;
     if (op.kind == OpKind::Call) {
-      if (const Function *callee = module_.lookup(op.callee))
-        used = std::max(used, inFunction(*callee));
+      // A callee not counted yet closes a cycle (rejected by the verifier): it adds nothing.
+      if (const Function *callee = graph_.lookup(op.callee)) used = std::max(used, this->used(*callee));
     }
     for (const Block &region : op.regions) used = std::max(used, inBlock(region));
     return used;
   }
 
-  const Module &module_;
-  std::unordered_map<const Function *, unsigned> visited_; // function -> dimensions used
+  CallGraph graph_;
+  std::unordered_map<const Function *, unsigned> used_; // function -> dimensions used
 };
 
 } // namespace
 
 unsigned dimensionsUsed(const Function &kernel, const Module &module) {
-  return DimensionSearch(module).inFunction(kernel);
+  DimensionSearch search(module);
+  search.run({&kernel});
+  return search.used(kernel);
 }
 
 unsigned dimensionsUsed(const Module &module) {
-  DimensionSearch search(module);
-  unsigned used = 0;
+  std::vector<const Function *> kernels;
   for (const auto &function : module.functions)
-    if (function->isKernel) used = std::max(used, search.inFunction(*function));
+    if (function->isKernel) kernels.push_back(function.get());
+  DimensionSearch search(module);
+  search.run(kernels);
+  unsigned used = 0;
+  for (const Function *kernel : kernels) used = std::max(used, search.used(*kernel));
   return used;
 }
 

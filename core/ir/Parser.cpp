@@ -10,11 +10,42 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace dpk::ir {
 
 namespace {
+
+/// An integer literal: decimal, or hexadecimal after "0x" (a leading 0 does not mean octal: the
+/// text form's integers are decimal), with an optional '-'. False when the text is not all
+/// digits or the value does not fit 64 bits (two's complement when negative).
+bool integerValue(const std::string &text, int64_t &out) {
+  const char *digits = text.c_str();
+  bool negative = *digits == '-';
+  if (negative) ++digits;
+  int base = 10;
+  if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+    base = 16;
+    digits += 2;
+  }
+  bool isDigit = (*digits >= '0' && *digits <= '9') ||
+                 (base == 16 && ((*digits >= 'a' && *digits <= 'f') || (*digits >= 'A' && *digits <= 'F')));
+  if (!isDigit) return false; // also rules out strtoull's own sign and spaces
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long magnitude = std::strtoull(digits, &end, base);
+  if (errno == ERANGE || *end != '\0') return false;
+  if (negative) {
+    if (magnitude > static_cast<unsigned long long>(std::numeric_limits<int64_t>::max()) + 1)
+      return false;
+    out = static_cast<int64_t>(0 - magnitude);
+    return true;
+  }
+  out = static_cast<int64_t>(magnitude);
+  return true;
+}
 
 bool isNumber(const std::string &s) {
   if (s.empty()) return false;
@@ -81,14 +112,8 @@ private:
 
   bool parseInteger(int64_t &out) {
     if (tok_.kind != TokenKind::Integer) return failExpected("integer");
-    errno = 0;
-    const char *s = tok_.text.c_str();
-    if (s[0] == '-') {
-      out = std::strtoll(s, nullptr, 0);
-    } else {
-      out = static_cast<int64_t>(std::strtoull(s, nullptr, 0));
-    }
-    if (errno == ERANGE) return fail(tok_, "integer literal " + tok_.text + " out of range");
+    if (!integerValue(tok_.text, out))
+      return fail(tok_, "bad integer literal " + tok_.text + " (decimal or 0x hexadecimal, 64 bits)");
     consume();
     return true;
   }
@@ -229,9 +254,17 @@ private:
     loc.file = tok_.text;
     consume();
     int64_t line = 0, column = 0;
-    if (!expect(TokenKind::Colon) || !parseInteger(line) || !expect(TokenKind::Colon) ||
-        !parseInteger(column) || !expect(TokenKind::RParen))
-      return false;
+    if (!expect(TokenKind::Colon)) return false;
+    Token lineTok = tok_;
+    if (!parseInteger(line) || !expect(TokenKind::Colon)) return false;
+    Token columnTok = tok_;
+    if (!parseInteger(column) || !expect(TokenKind::RParen)) return false;
+    // Line 0 means "no location" (the printer leaves it out), so a written one starts at 1.
+    const int64_t largest = std::numeric_limits<int>::max();
+    if (line < 1 || line > largest)
+      return fail(lineTok, "loc line must be 1 to " + std::to_string(largest));
+    if (column < 0 || column > largest)
+      return fail(columnTok, "loc column must be 0 to " + std::to_string(largest));
     loc.line = static_cast<int>(line);
     loc.column = static_cast<int>(column);
     return true;
@@ -247,7 +280,8 @@ private:
     function->loc = {fileName_, start.line, start.column};
     consume();
     if (tok_.kind != TokenKind::FuncRef) return failExpected("function name (@name)");
-    if (module_->lookup(tok_.text)) return fail(tok_, "redefinition of function @" + tok_.text);
+    if (!functionNames_.insert(tok_.text).second)
+      return fail(tok_, "redefinition of function @" + tok_.text);
     function->name = tok_.text;
     consume();
     function_ = function.get();
@@ -276,12 +310,19 @@ private:
     return true;
   }
 
+  /// A function body (depth 0) or a region of an op at depth_ - 1. Regions deeper than
+  /// kMaxRegionDepth are an error, so parsing recurses at most that deep.
   bool parseRegion(Block &block) {
+    if (depth_ > kMaxRegionDepth)
+      return fail(tok_, "regions nest deeper than " + std::to_string(kMaxRegionDepth) +
+                            " levels (the IR's limit)");
     if (!expect(TokenKind::LBrace)) return false;
+    ++depth_;
     while (tok_.kind != TokenKind::RBrace) {
       if (tok_.kind == TokenKind::Eof) return failExpected("'}'");
       if (!parseOp(block)) return false;
     }
+    --depth_;
     consume();
     return true;
   }
@@ -332,10 +373,8 @@ private:
       if (literal.kind != TokenKind::Integer)
         return fail(literal, "expected an integer literal for " + typeToString(type) + ", got '" +
                                  text + "'");
-      errno = 0;
-      op.intAttr = text[0] == '-' ? std::strtoll(text.c_str(), nullptr, 0)
-                                  : static_cast<int64_t>(std::strtoull(text.c_str(), nullptr, 0));
-      if (errno == ERANGE) return fail(literal, "integer literal " + text + " out of range");
+      if (!integerValue(text, op.intAttr))
+        return fail(literal, "bad integer literal " + text + " (decimal or 0x hexadecimal, 64 bits)");
       return true;
     }
     if (type.isFloat()) {
@@ -474,6 +513,8 @@ private:
   Module *module_ = nullptr;
   Function *function_ = nullptr;
   std::unordered_map<std::string, Value *> values_;
+  std::unordered_set<std::string> functionNames_;
+  unsigned depth_ = 0; // regions open around the current op (0 in a function's body)
 };
 
 } // namespace

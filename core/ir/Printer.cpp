@@ -3,6 +3,7 @@
 
 #include "ir/Spelling.h"
 
+#include <cassert>
 #include <cmath>
 #include <cstdio>
 #include <unordered_map>
@@ -66,11 +67,13 @@ public:
   }
 
 private:
-  static void collect(const Block &block, std::vector<const Value *> &order) {
+  static void collect(const Block &block, std::vector<const Value *> &order, unsigned depth = 0) {
     for (const Value *arg : block.args) order.push_back(arg);
     for (const auto &op : block.ops) {
-      // Region ops have no result, so regions first matches text order.
-      for (const Block &region : op->regions) collect(region, order);
+      // Region ops have no result, so regions first matches text order. Regions too deep to
+      // print (see printRegion) are not named either.
+      if (depth < kMaxRegionDepth)
+        for (const Block &region : op->regions) collect(region, order, depth + 1);
       order.push_back(op->result);
     }
   }
@@ -170,7 +173,16 @@ private:
     return std::string(memoryOrderName(op.order)) + " " + memoryScopeName(op.scope);
   }
 
+  /// Regions are printed straight into out_, so printing is linear in the size of the text
+  /// (building each region's text apart and splicing it into its parent's copied every region
+  /// once per enclosing region: cubic in the depth of nested ifs). A module nested deeper than
+  /// kMaxRegionDepth (which the verifier rejects) prints its deepest regions as "{ ... }"
+  /// rather than recursing without bound.
   void printRegion(const Block &block, unsigned depth) {
+    if (depth > kMaxRegionDepth) {
+      out_ += "{ ... }";
+      return;
+    }
     out_ += "{\n";
     printBlock(block, depth + 1);
     indent(depth);
@@ -181,15 +193,46 @@ private:
     indent(depth);
     if (op.result) out_ += name_(op.result) + " = ";
     out_ += opName(op.kind);
-    std::string body = opBody(op, depth);
-    if (!body.empty()) out_ += " " + body;
+    if (op.kind == OpKind::If || op.kind == OpKind::For || op.kind == OpKind::While) {
+      out_ += " ";
+      printRegionOpBody(op, depth);
+    } else {
+      std::string body = opBody(op);
+      if (!body.empty()) out_ += " " + body;
+    }
     if (op.result) out_ += " : " + typeToString(op.result->type);
     out_ += locSuffix(op.loc, options_);
     out_ += "\n";
   }
 
-  /// Everything between the op name and the result type. Region ops print their regions here.
-  std::string opBody(const Op &op, unsigned depth) {
+  /// The text after the op name of an if, for or while, appended to out_.
+  void printRegionOpBody(const Op &op, unsigned depth) {
+    if (op.kind == OpKind::If) {
+      out_ += operand(op, 0) + " ";
+      if (op.regions.size() > 0) printRegion(op.regions[0], depth);
+      if (op.regions.size() > 1 && !op.regions[1].ops.empty()) {
+        out_ += " else ";
+        printRegion(op.regions[1], depth);
+      }
+      return;
+    }
+    if (op.kind == OpKind::For) {
+      const Value *iv = !op.regions.empty() && !op.regions[0].args.empty() ? op.regions[0].args[0]
+                                                                            : nullptr;
+      out_ += name_(iv) + " = " + operand(op, 0) + " to " + operand(op, 1) + " step " +
+              operand(op, 2) + " ";
+      if (!op.regions.empty()) printRegion(op.regions[0], depth);
+      return;
+    }
+    assert(op.kind == OpKind::While && "only if, for and while have regions");
+    if (op.regions.size() > 0) printRegion(op.regions[0], depth);
+    out_ += " do ";
+    if (op.regions.size() > 1) printRegion(op.regions[1], depth);
+  }
+
+  /// Everything between the op name and the result type of an op other than if, for and while
+  /// (see printRegionOpBody).
+  std::string opBody(const Op &op) {
     switch (op.kind) {
     case OpKind::Const: return constLiteral(op);
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
@@ -222,44 +265,10 @@ private:
     case OpKind::GlobalId: case OpKind::LocalId: case OpKind::GroupId: case OpKind::GlobalSize:
     case OpKind::LocalSize: case OpKind::NumGroups:
       return std::to_string(op.intAttr);
-    case OpKind::If: {
-      std::string saved = std::move(out_);
-      out_.clear();
-      out_ += operand(op, 0) + " ";
-      if (op.regions.size() > 0) printRegion(op.regions[0], depth);
-      if (op.regions.size() > 1 && !op.regions[1].ops.empty()) {
-        out_ += " else ";
-        printRegion(op.regions[1], depth);
-      }
-      return swapBack(saved);
-    }
-    case OpKind::For: {
-      std::string saved = std::move(out_);
-      out_.clear();
-      const Value *iv = !op.regions.empty() && !op.regions[0].args.empty() ? op.regions[0].args[0]
-                                                                            : nullptr;
-      out_ += name_(iv) + " = " + operand(op, 0) + " to " + operand(op, 1) + " step " +
-              operand(op, 2) + " ";
-      if (!op.regions.empty()) printRegion(op.regions[0], depth);
-      return swapBack(saved);
-    }
-    case OpKind::While: {
-      std::string saved = std::move(out_);
-      out_.clear();
-      if (op.regions.size() > 0) printRegion(op.regions[0], depth);
-      out_ += " do ";
-      if (op.regions.size() > 1) printRegion(op.regions[1], depth);
-      return swapBack(saved);
-    }
+    case OpKind::If: case OpKind::For: case OpKind::While:
+      return {}; // printed by printRegionOpBody()
     }
     return {};
-  }
-
-  /// Region printing appends to out_; this returns what was printed and restores the prefix.
-  std::string swapBack(std::string &saved) {
-    std::string body = std::move(out_);
-    out_ = std::move(saved);
-    return body;
   }
 
   const Function &function_;

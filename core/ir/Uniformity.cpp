@@ -6,6 +6,8 @@
 // The recorded sets only grow, so the iteration ends.
 #include "ir/Uniformity.h"
 
+#include "ir/CallGraph.h"
+
 #include <unordered_map>
 
 namespace dpk::ir {
@@ -23,10 +25,16 @@ struct Exits {
   }
 };
 
+/// Whether each function analysed so far returns a uniform value from uniform control flow.
+struct CalleeResults {
+  const CallGraph *graph = nullptr;
+  std::unordered_map<const Function *, bool> uniformReturn;
+};
+
 class UniformityAnalysis {
 public:
-  UniformityAnalysis(const Function &function, const Module *module, unsigned depth)
-      : function_(function), module_(module), depth_(depth) {}
+  UniformityAnalysis(const Function &function, const CalleeResults *callees)
+      : function_(function), callees_(callees) {}
 
   UniformityInfo run() {
     findPrivateVariables(function_.body);
@@ -76,15 +84,13 @@ private:
     for (const Op *loop : loops_) markLoopDivergent(loop);
   }
 
-  bool callReturnsUniform(const Op &op) {
-    if (!module_ || depth_ > 32) return false;
-    const Function *callee = module_->lookup(op.callee);
+  bool callReturnsUniform(const Op &op) const {
+    if (!callees_) return false;
+    const Function *callee = callees_->graph->lookup(op.callee);
     if (!callee || callee == &function_) return false;
-    auto it = calleeUniform_.find(callee);
-    if (it != calleeUniform_.end()) return it->second;
-    bool result = UniformityAnalysis(*callee, module_, depth_ + 1).run().uniformReturn;
-    calleeUniform_[callee] = result;
-    return result;
+    // Callees are analysed first; one not analysed closes a cycle (rejected by the verifier).
+    auto it = callees_->uniformReturn.find(callee);
+    return it != callees_->uniformReturn.end() && it->second;
   }
 
   Exits walkBlock(const Block &block, bool uniformControl) {
@@ -188,8 +194,7 @@ private:
   }
 
   const Function &function_;
-  const Module *module_;
-  unsigned depth_;
+  const CalleeResults *callees_; // null: no module, call results are non-uniform
   UniformityInfo info_;
   bool changed_ = false;
   bool diverged_ = false; // a return under non-uniform control was seen
@@ -197,13 +202,23 @@ private:
   std::unordered_map<const Value *, bool> privateVariables_;
   std::unordered_set<const Value *> nonUniformVariables_;
   std::unordered_set<const Op *> divergentLoops_;
-  std::unordered_map<const Function *, bool> calleeUniform_;
 };
 
 } // namespace
 
 UniformityInfo analyzeUniformity(const Function &function, const Module *module) {
-  return UniformityAnalysis(function, module, 0).run();
+  if (!module) return UniformityAnalysis(function, nullptr).run();
+  // Every function `function` calls, directly or not, is analysed once, callees first, so a
+  // call reads its callee's result: no recursion over calls, and no re-analysis of a callee
+  // reached along many paths.
+  CallGraph graph = buildCallGraph(*module);
+  CalleeResults callees;
+  callees.graph = &graph;
+  for (const Function *callee : calleesFirst(graph, {&function})) {
+    if (callee == &function) continue;
+    callees.uniformReturn[callee] = UniformityAnalysis(*callee, &callees).run().uniformReturn;
+  }
+  return UniformityAnalysis(function, &callees).run();
 }
 
 } // namespace dpk::ir

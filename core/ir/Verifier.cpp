@@ -2,10 +2,12 @@
 #include "ir/Verifier.h"
 
 #include "ir/Barriers.h"
+#include "ir/CallGraph.h"
 #include "ir/Printer.h"
 #include "ir/Spelling.h"
 #include "ir/Uniformity.h"
 
+#include <algorithm>
 #include <limits>
 #include <unordered_map>
 #include <unordered_set>
@@ -84,12 +86,22 @@ public:
   Error run() {
     std::unordered_set<std::string> names;
     for (const auto &f : module_.functions) {
+      if (!f) {
+        error_ = Error(DPK_ERROR_VERIFY, "error: the module holds a null function");
+        return std::move(error_);
+      }
       if (!names.insert(f->name).second) {
         fail(*f, nullptr, "duplicate definition of function @" + f->name);
         return std::move(error_);
       }
+      if (!checkName(*f)) return std::move(error_);
     }
-    if (!checkRecursion()) return std::move(error_);
+    // The nesting limit first: every later check, and every pass after verification, recurses
+    // over regions.
+    for (const auto &f : module_.functions)
+      if (!checkNesting(*f, f->body, 0)) return std::move(error_);
+    graph_ = buildCallGraph(module_);
+    if (!checkCalls()) return std::move(error_);
     barriers_ = findBarriers(module_);
     for (const auto &f : module_.functions)
       if (!verifyFunction(*f)) return std::move(error_);
@@ -120,43 +132,80 @@ private:
 
   // ---- module level ----------------------------------------------------------------------
 
-  bool checkRecursion() {
-    std::unordered_map<const Function *, int> state; // 0 new, 1 on stack, 2 done
-    std::vector<const Function *> stack;
-    for (const auto &f : module_.functions)
-      if (!visitCalls(*f, state, stack)) return false;
-    return true;
+  /// Function names must print and parse back (IR identifiers); kernel names must also be a
+  /// name every target can give an entry point (see kernelNameProblem()).
+  bool checkName(const Function &f) {
+    if (!isIrName(f.name))
+      return fail(f, nullptr, "function name '" + f.name +
+                                  "' is not an IR name (letters, digits, '_' and '.')");
+    if (!f.isKernel) return true;
+    std::string problem = kernelNameProblem(f.name);
+    if (problem.empty()) return true;
+    return fail(f, nullptr, problem);
   }
 
-  bool visitCalls(const Function &f, std::unordered_map<const Function *, int> &state,
-                  std::vector<const Function *> &stack) {
-    if (state[&f] == 2) return true;
-    if (state[&f] == 1) {
-      std::string cycle;
-      bool inCycle = false;
-      for (const Function *g : stack) {
-        inCycle |= g == &f;
-        if (inCycle) cycle += "@" + g->name + " -> ";
-      }
-      return fail(f, nullptr, "recursion is not supported on GPU targets: " + cycle + "@" + f.name);
-    }
-    state[&f] = 1;
-    stack.push_back(&f);
-    if (!visitCallsIn(f.body, state, stack)) return false;
-    stack.pop_back();
-    state[&f] = 2;
-    return true;
-  }
-
-  bool visitCallsIn(const Block &block, std::unordered_map<const Function *, int> &state,
-                    std::vector<const Function *> &stack) {
+  /// Regions nest at most kMaxRegionDepth deep. Recurses at most one level past the limit.
+  bool checkNesting(const Function &f, const Block &block, unsigned depth) {
     for (const auto &op : block.ops) {
-      if (op->kind == OpKind::Call) {
-        const Function *callee = module_.lookup(op->callee);
-        if (callee && !visitCalls(*callee, state, stack)) return false;
-      }
+      if (!op) return fail(f, nullptr, "a block holds a null op");
+      if (op->regions.empty()) continue;
+      if (depth + 1 > kMaxRegionDepth)
+        return fail(f, op.get(), "regions nest deeper than " + std::to_string(kMaxRegionDepth) +
+                                     " levels (the IR's limit)");
       for (const Block &region : op->regions)
-        if (!visitCallsIn(region, state, stack)) return false;
+        if (!checkNesting(f, region, depth + 1)) return false;
+    }
+    return true;
+  }
+
+  /// No recursion (no cycle in the call graph), and no call chain longer than kMaxCallDepth
+  /// functions. A depth-first walk with an explicit path: no recursion over calls.
+  bool checkCalls() {
+    enum class State { New, OnPath, Done };
+    std::unordered_map<const Function *, State> state;
+    std::unordered_map<const Function *, unsigned> chain; // longest chain starting here
+    static const std::vector<const Function *> none;
+    auto calleesOf = [&](const Function *f) -> const std::vector<const Function *> & {
+      auto found = graph_.callees.find(f);
+      return found == graph_.callees.end() ? none : found->second;
+    };
+    std::vector<std::pair<const Function *, size_t>> path;
+    for (const auto &root : module_.functions) {
+      if (state[root.get()] != State::New) continue;
+      state[root.get()] = State::OnPath;
+      path.push_back({root.get(), 0});
+      while (!path.empty()) {
+        const Function *f = path.back().first;
+        size_t next = path.back().second++;
+        const std::vector<const Function *> &callees = calleesOf(f);
+        if (next < callees.size()) {
+          const Function *callee = callees[next];
+          State &calleeState = state[callee];
+          if (calleeState == State::OnPath) {
+            std::string cycle;
+            bool inCycle = false;
+            for (const auto &[g, unused] : path) {
+              inCycle |= g == callee;
+              if (inCycle) cycle += "@" + g->name + " -> ";
+            }
+            return fail(*callee, nullptr,
+                        "recursion is not supported on GPU targets: " + cycle + "@" + callee->name);
+          }
+          if (calleeState == State::New) {
+            calleeState = State::OnPath;
+            path.push_back({callee, 0});
+          }
+          continue;
+        }
+        unsigned longest = 0;
+        for (const Function *callee : callees) longest = std::max(longest, chain[callee]);
+        chain[f] = longest + 1;
+        if (chain[f] > kMaxCallDepth)
+          return fail(*f, nullptr, "calls nest deeper than " + std::to_string(kMaxCallDepth) +
+                                       " functions from here (the IR's limit)");
+        state[f] = State::Done;
+        path.pop_back();
+      }
     }
     return true;
   }
@@ -372,7 +421,7 @@ private:
   }
 
   bool checkCall(const Op &op) {
-    const Function *callee = module_.lookup(op.callee);
+    const Function *callee = graph_.lookup(op.callee);
     if (!callee) return fail(op, "call to unknown function @" + op.callee);
     if (callee->isKernel) return fail(op, "cannot call kernel @" + op.callee);
     if (op.operands.size() != callee->params.size())
@@ -605,6 +654,7 @@ private:
   }
 
   const Module &module_;
+  CallGraph graph_;
   BarrierInfo barriers_;
   Error error_;
   const Function *function_ = nullptr;
@@ -616,5 +666,67 @@ private:
 } // namespace
 
 Error verifyModule(const Module &module) { return Verifier(module).run(); }
+
+bool isIrName(std::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '.';
+    if (!word) return false;
+  }
+  return true;
+}
+
+namespace {
+
+/// C99 and OpenCL C keywords and built-in type names: none can name a function.
+bool isReservedWord(std::string_view name) {
+  static const std::unordered_set<std::string_view> *words = [] {
+    static const char *const list[] = {
+        // C99
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+        "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+        "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+        "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex",
+        "_Imaginary",
+        // OpenCL C qualifiers and types
+        "kernel", "global", "local", "constant", "private", "generic", "read_only",
+        "write_only", "read_write", "uniform", "pipe", "bool", "true", "false", "half", "uchar",
+        "ushort", "uint", "ulong", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "image1d_t",
+        "image1d_array_t", "image1d_buffer_t", "image2d_t", "image2d_array_t", "image2d_depth_t",
+        "image2d_array_depth_t", "image3d_t", "sampler_t", "event_t", "queue_t", "ndrange_t",
+        "clk_event_t", "reserve_id_t", "cl_mem_fence_flags", "complex", "imaginary", "quad"};
+    auto *set = new std::unordered_set<std::string_view>(std::begin(list), std::end(list));
+    return set;
+  }();
+  if (words->count(name)) return true;
+  // Vector types: char2 .. double16.
+  static const char *const scalars[] = {"char", "uchar", "short", "ushort", "int", "uint",
+                                        "long", "ulong", "float", "double", "half", "bool"};
+  for (std::string_view scalar : scalars) {
+    if (name.substr(0, scalar.size()) != scalar) continue;
+    std::string_view width = name.substr(scalar.size());
+    if (width == "2" || width == "3" || width == "4" || width == "8" || width == "16") return true;
+  }
+  return false;
+}
+
+} // namespace
+
+std::string kernelNameProblem(std::string_view name) {
+  std::string quoted = "kernel name '" + std::string(name) + "'";
+  bool identifier = !name.empty() && !(name[0] >= '0' && name[0] <= '9');
+  for (char c : name)
+    identifier &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_';
+  if (!identifier)
+    return quoted + " is not a C identifier (letters, digits and '_', not starting with a "
+                    "digit), which every target needs to name the kernel's entry point";
+  if (name.substr(0, 2) == "__")
+    return quoted + " starts with '__', which C and OpenCL C reserve";
+  if (isReservedWord(name))
+    return quoted + " is reserved in C or OpenCL C (a keyword or built-in type name)";
+  return "";
+}
 
 } // namespace dpk::ir

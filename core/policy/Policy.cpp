@@ -2,10 +2,13 @@
 // asks of a policy (backendAllowed, selectorFor, fallbackFor). The YAML reader is PolicyYaml.cpp.
 #include "policy/Policy.h"
 
+#include <cerrno>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
+#include <fcntl.h>
 #include <sstream>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace dpk::policy {
 
@@ -79,6 +82,15 @@ namespace {
 std::string environment(const char *name) {
   const char *value = std::getenv(name);
   return value ? value : "";
+}
+
+const char *fileKindName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "a special file";
 }
 
 bool isRegularFile(const std::string &path) {
@@ -160,13 +172,58 @@ Error parseDiagnosticsVariable(const std::string &value, DiagnosticsSettings &ou
 
 } // namespace
 
-Expected<Policy> loadPolicyFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in || !isRegularFile(path))
+namespace {
+
+/// The text of a policy file; the errors of loadPolicyFile() about the file itself.
+Expected<std::string> readPolicyText(const std::string &path) {
+  // Non-blocking, so that a FIFO (or a device) named by DPK_CONFIG cannot hang the open; what
+  // was opened is then checked with fstat, so a file swapped in between is checked too.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
     return Error(DPK_ERROR_NOT_FOUND, "cannot read policy file '" + path + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parsePolicy(text.str(), path);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat info {};
+  if (::fstat(fd, &info) != 0)
+    return Error(DPK_ERROR_NOT_FOUND, "cannot read policy file '" + path + "'");
+  if (!S_ISREG(info.st_mode))
+    return Error(DPK_ERROR_POLICY, "policy file '" + path + "' is " + fileKindName(info.st_mode) +
+                                       ", not a regular file");
+  if (static_cast<uint64_t>(info.st_size) > MaxPolicyFileSize)
+    return Error(DPK_ERROR_POLICY, "policy file '" + path + "' has " +
+                                       std::to_string(info.st_size) +
+                                       " bytes; policy files are limited to " +
+                                       std::to_string(MaxPolicyFileSize) + " bytes");
+  // Read at most one byte past the limit: a file that grows meanwhile is still refused.
+  std::string text;
+  char chunk[65536];
+  for (;;) {
+    ssize_t got = ::read(fd, chunk, sizeof chunk);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN))
+      continue;
+    if (got < 0)
+      return Error(DPK_ERROR_NOT_FOUND, "cannot read policy file '" + path + "': " +
+                                            std::strerror(errno));
+    if (got == 0)
+      break;
+    text.append(chunk, static_cast<size_t>(got));
+    if (text.size() > MaxPolicyFileSize)
+      return Error(DPK_ERROR_POLICY, "policy file '" + path + "' has more than " +
+                                         std::to_string(MaxPolicyFileSize) +
+                                         " bytes; policy files are limited to that");
+  }
+  return text;
+}
+
+} // namespace
+
+Expected<Policy> loadPolicyFile(const std::string &path) {
+  Expected<std::string> text = readPolicyText(path);
+  if (!text)
+    return text.takeError();
+  return parsePolicy(*text, path);
 }
 
 std::string policySearchResult() {
@@ -245,15 +302,16 @@ Expected<Policy> loadPolicy() {
   std::string path = policySearchResult();
   Policy policy = builtinPolicy();
   if (!path.empty()) {
-    Expected<Policy> loaded = loadPolicyFile(path);
-    if (!loaded) {
-      // DPK_CONFIG naming a missing file is a policy error: the user asked for that file.
-      Error error = loaded.takeError();
-      if (error.status() == DPK_ERROR_NOT_FOUND)
-        return Error(DPK_ERROR_POLICY,
-                     error.message() + (environment("DPK_CONFIG").empty() ? "" : " (DPK_CONFIG)"));
-      return error;
+    Expected<std::string> text = readPolicyText(path);
+    if (!text) {
+      // DPK_CONFIG naming a missing (or special, or huge) file is a policy error: the user
+      // asked for that file.
+      std::string origin = environment("DPK_CONFIG").empty() ? "" : " (DPK_CONFIG)";
+      return Error(DPK_ERROR_POLICY, text.error().message() + origin);
     }
+    Expected<Policy> loaded = parsePolicy(*text, path);
+    if (!loaded)
+      return loaded.takeError();
     policy = std::move(*loaded);
   }
   if (Error error = applyEnvironment(policy))
@@ -353,61 +411,96 @@ FallbackMode fallbackFor(const Policy &policy, std::string_view kernelName, Fail
 }
 
 namespace {
-bool globMatchAt(std::string_view pattern, size_t p, std::string_view name, size_t n) {
-  while (p < pattern.size()) {
-    char c = pattern[p];
-    if (c == '*') {
-      // Collapse runs of '*' and try every split point; names are short, so this stays cheap.
-      while (p < pattern.size() && pattern[p] == '*')
-        ++p;
-      if (p == pattern.size())
-        return true;
-      for (size_t k = n; k <= name.size(); ++k)
-        if (globMatchAt(pattern, p, name, k))
-          return true;
-      return false;
-    }
-    if (n == name.size())
-      return false;
-    if (c == '?') {
-      ++p;
-      ++n;
-      continue;
-    }
-    if (c == '[') {
-      size_t close = pattern.find(']', p + 1);
-      if (close != std::string_view::npos) {
-        std::string_view set = pattern.substr(p + 1, close - p - 1);
-        bool negate = !set.empty() && set[0] == '!';
-        if (negate)
-          set.remove_prefix(1);
-        bool found = false;
-        for (size_t i = 0; i < set.size(); ++i) {
-          if (i + 2 < set.size() && set[i + 1] == '-') {
-            found |= name[n] >= set[i] && name[n] <= set[i + 2];
-            i += 2;
-            continue;
-          }
-          found |= name[n] == set[i];
+
+/// Whether `pattern[p]` (not '*') matches `c`; `next` receives the position after it. A '['
+/// without a closing ']' is a literal '[' (checkGlob rejects it in policy files).
+bool matchOne(std::string_view pattern, size_t p, char c, size_t &next) {
+  char first = pattern[p];
+  next = p + 1;
+  if (first == '?')
+    return true;
+  if (first == '[') {
+    size_t close = pattern.find(']', p + 1);
+    if (close != std::string_view::npos) {
+      std::string_view set = pattern.substr(p + 1, close - p - 1);
+      bool negate = !set.empty() && set[0] == '!';
+      if (negate)
+        set.remove_prefix(1);
+      bool found = false;
+      for (size_t i = 0; i < set.size(); ++i) {
+        if (i + 2 < set.size() && set[i + 1] == '-') {
+          found |= c >= set[i] && c <= set[i + 2];
+          i += 2;
+          continue;
         }
-        if (found == negate)
-          return false;
-        p = close + 1;
-        ++n;
-        continue;
+        found |= c == set[i];
       }
+      next = close + 1;
+      return found != negate;
     }
-    if (c != name[n])
-      return false;
-    ++p;
-    ++n;
   }
-  return n == name.size();
+  return first == c;
 }
+
 } // namespace
 
 bool globMatch(std::string_view pattern, std::string_view name) {
-  return globMatchAt(pattern, 0, name, 0);
+  // Each element but '*' matches exactly one character, so the classic greedy match with one
+  // backtrack point (the last '*') is exact: on a mismatch, let that '*' take one more
+  // character. At most |name| backtracks of at most |pattern| steps each.
+  size_t p = 0, n = 0;
+  size_t starPattern = std::string_view::npos, starName = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      starPattern = ++p;
+      starName = n;
+      continue;
+    }
+    size_t next = 0;
+    if (p < pattern.size() && matchOne(pattern, p, name[n], next)) {
+      p = next;
+      ++n;
+      continue;
+    }
+    if (starPattern == std::string_view::npos)
+      return false;
+    p = starPattern;
+    n = ++starName;
+  }
+  while (p < pattern.size() && pattern[p] == '*')
+    ++p;
+  return p == pattern.size();
+}
+
+Error checkGlob(std::string_view pattern) {
+  auto malformed = [&](size_t at, const std::string &why) {
+    return Error(DPK_ERROR_POLICY,
+                 "malformed glob at column " + std::to_string(at + 1) + ": " + why);
+  };
+  for (size_t p = 0; p < pattern.size(); ++p) {
+    if (pattern[p] != '[')
+      continue;
+    size_t close = pattern.find(']', p + 1);
+    if (close == std::string_view::npos)
+      return malformed(p, "'[' without a closing ']'");
+    size_t start = p + 1;
+    if (start < close && pattern[start] == '!')
+      ++start;
+    if (start == close)
+      return malformed(p, "empty character class '" + std::string(pattern.substr(p, close - p + 1)) +
+                              "'");
+    for (size_t i = start; i < close; ++i) {
+      if (i + 2 < close && pattern[i + 1] == '-') {
+        if (pattern[i] > pattern[i + 2])
+          return malformed(i, "range '" + std::string(pattern.substr(i, 3)) +
+                                  "' runs backwards (write '" + std::string(1, pattern[i + 2]) +
+                                  "-" + std::string(1, pattern[i]) + "')");
+        i += 2;
+      }
+    }
+    p = close;
+  }
+  return Error::success();
 }
 
 } // namespace dpk::policy

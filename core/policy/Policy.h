@@ -124,12 +124,19 @@ std::string_view builtinPolicyText();
 /// The built-in default policy (parsed once; cannot fail in a correct build).
 const Policy &builtinPolicy();
 
-/// Parses policy YAML. Keys left out keep the built-in default's value. Errors are
-/// DPK_ERROR_POLICY with "fileName:line:column: " and, for unknown keys and bad values, the
-/// allowed keys or values.
+/// The largest policy text dpk reads: 1 MiB (a policy is a few hundred bytes). A larger file is
+/// refused from its size, before it is read or parsed.
+constexpr size_t MaxPolicyFileSize = size_t(1) << 20;
+
+/// Parses policy YAML: exactly one YAML document of at most MaxPolicyFileSize bytes. Keys left
+/// out keep the built-in default's value. Errors are DPK_ERROR_POLICY with
+/// "fileName:line:column: " and, for unknown keys and bad values, the allowed keys or values.
 Expected<Policy> parsePolicy(std::string_view yamlText, std::string_view fileName);
 
-/// Reads and parses a policy file (DPK_ERROR_NOT_FOUND when it cannot be read).
+/// Reads and parses a policy file: DPK_ERROR_NOT_FOUND when it does not exist or cannot be
+/// opened, DPK_ERROR_POLICY when it is not a regular file (a FIFO, a device, a directory: it is
+/// opened non-blocking and checked with fstat, so nothing blocks) or is larger than
+/// MaxPolicyFileSize.
 Expected<Policy> loadPolicyFile(const std::string &path);
 
 /// Where the policy would be read from: DPK_CONFIG if set (the file must exist), else
@@ -174,8 +181,13 @@ const FallbackSettings &fallbackSettingsFor(const Policy &policy, std::string_vi
 /// The mode for one failure of one kernel: Deny when the failure is not covered.
 FallbackMode fallbackFor(const Policy &policy, std::string_view kernelName, FailureClass failure);
 
-/// Shell-style glob ('*', '?', '[abc]') over a whole name.
+/// Shell-style glob ('*', '?', '[abc]', '[a-z]', '[!a-z]') over a whole name. Time is at most
+/// proportional to the product of the two lengths, whatever the pattern.
 bool globMatch(std::string_view pattern, std::string_view name);
+/// Checks a kernel name glob: every '[' has a closing ']', no character class is empty, and no
+/// range runs backwards ("[z-a]"). Errors are DPK_ERROR_POLICY "malformed glob at column N:
+/// <why>" (N counts from 1).
+Error checkGlob(std::string_view pattern);
 
 } // namespace dpk::policy
 

@@ -4,11 +4,15 @@
 
 #include "support/DidYouMean.h"
 
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <initializer_list>
 #include <mutex>
+#include <sstream>
 
 #include "policy/DefaultPolicy.inc"
 
@@ -44,20 +48,63 @@ const char *nodeKindName(const YAML::Node &node) {
   return "?";
 }
 
+/// Records where a document starts and ignores the rest of its events: how the reader counts
+/// documents without building them.
+struct DocumentStart : YAML::EventHandler {
+  YAML::Mark mark = YAML::Mark::null_mark();
+  void OnDocumentStart(const YAML::Mark &start) override { mark = start; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark &, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark &, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark &, const std::string &, YAML::anchor_t,
+                const std::string &) override {}
+  void OnSequenceStart(const YAML::Mark &, const std::string &, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark &, const std::string &, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
 /// The reader of one document: keeps the file name and the first error.
 class PolicyReader {
 public:
   PolicyReader(std::string_view fileName, Policy base) : file_(fileName), policy_(std::move(base)) {}
 
   Expected<Policy> read(std::string_view text) {
+    if (text.size() > MaxPolicyFileSize)
+      return Error(DPK_ERROR_POLICY, file_ + ": " + std::to_string(text.size()) +
+                                         " bytes; policy files are limited to " +
+                                         std::to_string(MaxPolicyFileSize) + " bytes");
     YAML::Node root;
     try {
-      root = YAML::Load(std::string(text));
+      // Count the documents first, with a parser asked for two at most: YAML::LoadAll loops
+      // forever, allocating, on a stray ',' (yaml-cpp 0.7 returns an empty document for it
+      // without consuming it; https://github.com/jbeder/yaml-cpp/issues/1040).
+      std::string owned(text);
+      std::stringstream stream(owned);
+      YAML::Parser parser(stream);
+      DocumentStart first, second;
+      if (parser.HandleNextDocument(first) && parser.HandleNextDocument(second)) {
+        if (second.mark.pos == first.mark.pos) {
+          char c = static_cast<size_t>(second.mark.pos) < text.size() ? text[second.mark.pos] : '?';
+          return Error(DPK_ERROR_POLICY, position(second.mark) + ": malformed YAML: unexpected '" +
+                                             std::string(1, c) + "'");
+        }
+        return Error(DPK_ERROR_POLICY,
+                     file_ + ":" + std::to_string(second.mark.line + 1) +
+                         ":1: a policy file holds one YAML document; a second one starts here "
+                         "(remove the '---' and what follows it)");
+      }
+      root = YAML::Load(owned);
+    } catch (const YAML::DeepRecursion &e) {
+      // yaml-cpp's own message for this is "bad file".
+      return Error(DPK_ERROR_POLICY, position(e.mark) + ": YAML nested deeper than " +
+                                         std::to_string(e.depth()) +
+                                         " levels (a policy needs a handful)");
     } catch (const YAML::Exception &e) {
       // e.msg is yaml-cpp's own wording ("illegal map value", "end of map not found").
-      return Error(DPK_ERROR_POLICY, file_ + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                         std::to_string(e.mark.column + 1) +
-                                         ": malformed YAML: " + e.msg);
+      return Error(DPK_ERROR_POLICY, position(e.mark) + ": malformed YAML: " + e.msg);
     }
     if (!root.IsMap())
       return Error(DPK_ERROR_POLICY,
@@ -70,6 +117,12 @@ public:
   }
 
 private:
+  std::string position(const YAML::Mark &mark) const {
+    if (mark.is_null())
+      return file_ + ":1:1";
+    return file_ + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+  }
+
   std::string where(const YAML::Node &node) const {
     YAML::Mark mark = node.Mark();
     if (mark.is_null())
@@ -207,7 +260,7 @@ private:
       std::string text = item.Scalar();
       Expected<FilterList> parsed = parseFilter(text);
       if (!parsed)
-        return failFilter(item, itemPath, text, parsed.error());
+        return failAtColumn(item, itemPath, text, parsed.error());
       if (!exclusions) {
         out.terms.insert(out.terms.end(), parsed->terms.begin(), parsed->terms.end());
         continue;
@@ -220,17 +273,20 @@ private:
     return true;
   }
 
-  bool failFilter(const YAML::Node &item, const std::string &path, const std::string &text,
-                  const Error &error) {
-    // The filter error says "at column N"; move the file position to that character. Quoted
-    // scalars (tag "!") start one character after the mark.
+  /// Fails with `error`, whose message says "at column N" of the scalar `item` (a device filter
+  /// or a glob), at the file position of that character. Quoted scalars (tag "!") start one
+  /// character after the mark.
+  bool failAtColumn(const YAML::Node &item, const std::string &path, const std::string &text,
+                    const Error &error) {
     YAML::Mark mark = item.Mark();
     size_t column = 0;
     std::string message = error.message();
     const std::string marker = "at column ";
     size_t at = message.find(marker);
-    if (at != std::string::npos)
-      column = std::stoul(message.substr(at + marker.size())) - 1;
+    if (at != std::string::npos) {
+      size_t named = std::strtoul(message.c_str() + at + marker.size(), nullptr, 10);
+      column = named > 0 ? named - 1 : 0;
+    }
     bool quoted = item.Tag() == "!";
     bool oneLine = text.find('\n') == std::string::npos;
     std::string position = where(item);
@@ -338,6 +394,8 @@ private:
             return false;
           if (rule.pattern.empty())
             return fail(e.value, path + ".match", "expected a kernel name pattern (glob)");
+          if (Error error = checkGlob(rule.pattern))
+            return failAtColumn(e.value, path + ".match", rule.pattern, error);
           hasMatch = true;
         } else if (e.key == "devices") {
           FilterList filter;

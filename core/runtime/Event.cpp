@@ -75,6 +75,10 @@ Expected<dpk_event_status_t> Event::status() {
 }
 
 Expected<uint64_t> Event::elapsedNs() {
+  if (!profiled_)
+    return Error(DPK_ERROR_UNSUPPORTED, describe() + " was not submitted to a profiling queue: "
+                                                     "create the queue with profiling to time "
+                                                     "its commands");
   if (Error error = wait())
     return error;
   if (!native_)

@@ -41,7 +41,13 @@ public:
   /// Blocks until the command finished; its failure names device, kernel and cause.
   Error wait();
   Expected<dpk_event_status_t> status();
+  /// The command's execution time. DPK_ERROR_UNSUPPORTED unless the event is profiled: plugins
+  /// differ in what they report for a queue without profiling (the host times every command,
+  /// OpenCL refuses, CUDA has no timing events), so the core answers for all of them.
   Expected<uint64_t> elapsedNs();
+  /// Marks the event as one of a queue created with profiling (DPK_PL_QUEUE_PROFILING); set
+  /// by the frontend that hands the event out.
+  void setProfiled(bool profiled) { profiled_ = profiled; }
   /// Keeps `object` alive until the command finished (staging buffers).
   void keepAlive(std::shared_ptr<void> object);
 
@@ -58,6 +64,7 @@ private:
   std::mutex mutex_;
   std::optional<Error> outcome_; // set once the command finished
   uint64_t coreElapsedNs_ = 0;
+  bool profiled_ = false;
   std::vector<std::shared_ptr<void>> keepAlive_;
 };
 

@@ -80,7 +80,7 @@ void MarshalledArgs::setPointer(size_t argIndex, void *address) {
 }
 
 Error validateRange(const dpk_launch_config_t &config, const std::string &kernel) {
-  std::string problem = launchRangeProblem(config);
+  std::string problem = launchRangeProblem(config, /*allowEmpty=*/true);
   if (problem.empty())
     return Error::success();
   return Error(DPK_ERROR_INVALID_RANGE, "launch of kernel '" + kernel + "': " + problem);
@@ -327,6 +327,16 @@ Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch
     return error;
   if (Error error = kernel.program().checkRunsOn(device))
     return error;
+  // An empty range has no work-items (SYCL and kapi accept it): nothing is compiled or
+  // submitted, and no plugin sees the range. Its event completes after what a launch's would
+  // wait for: the dependencies and, on an in-order queue, everything submitted before.
+  if (isEmptyRange(config)) {
+    if (!wantEvent)
+      return Ref<Event>();
+    if (Error error = queue.drainBefore(deps))
+      return error;
+    return Event::finished(&device, "launch", name, Error::success());
+  }
 
   // A `kernels:` rule of the policy that excludes the queue's device routes the kernel.
   std::string excludingRule;

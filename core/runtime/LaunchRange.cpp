@@ -11,14 +11,24 @@ bool isRangeLaunch(const dpk_launch_config_t &config) {
   return true;
 }
 
-bool isWellFormedRange(const dpk_launch_config_t &config) {
+bool isEmptyRange(const dpk_launch_config_t &config) {
+  if (config.dims < 1 || config.dims > 3)
+    return false;
+  for (uint32_t d = 0; d < config.dims; ++d) {
+    if (config.global_size[d] == 0)
+      return true;
+  }
+  return false;
+}
+
+bool isWellFormedRange(const dpk_launch_config_t &config, bool allowEmpty) {
   if (config.dims < 1 || config.dims > 3)
     return false;
   uint64_t items = 1;
   bool range = true;
   for (uint32_t d = 0; d < config.dims; ++d) {
     uint64_t global = config.global_size[d];
-    if (global == 0 || __builtin_mul_overflow(items, global, &items))
+    if ((global == 0 && !allowEmpty) || __builtin_mul_overflow(items, global, &items))
       return false;
     range = range && config.local_size[d] == 0;
   }
@@ -32,17 +42,17 @@ bool isWellFormedRange(const dpk_launch_config_t &config) {
   return true;
 }
 
-std::string launchRangeProblem(const dpk_launch_config_t &config) {
+std::string launchRangeProblem(const dpk_launch_config_t &config, bool allowEmpty) {
   // This runs on every launch (twice: at the launch and at the plugin boundary), so the common
   // case is one cheap predicate and the message is built only on failure.
-  if (isWellFormedRange(config))
+  if (isWellFormedRange(config, allowEmpty))
     return {};
   if (config.dims < 1 || config.dims > 3)
     return "dims is " + std::to_string(config.dims) + ", must be 1, 2 or 3";
   uint64_t items = 1;
   for (uint32_t d = 0; d < config.dims; ++d) {
     uint64_t global = config.global_size[d];
-    if (global == 0)
+    if (global == 0 && !allowEmpty)
       return "global size of dimension " + std::to_string(d) + " is 0";
     if (__builtin_mul_overflow(items, global, &items))
       return "the global size has more than 2^64 work-items (dimension " + std::to_string(d) +

@@ -10,6 +10,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <csignal>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -231,6 +235,163 @@ TEST(KernelCache, EntryOfAnotherKeyIsNotLoaded) {
   ASSERT_TRUE(artifact);
   EXPECT_EQ(artifact->bytes, mine.result.bytes);
   EXPECT_NE(outcome.note.find("another key"), std::string::npos) << outcome.note;
+}
+
+// ---- entries that are not regular files, and huge ones (issue 15, item L) -----------------
+// Each case plants something at the entry's path and checks, in a child process with a
+// deadline (so that a reader that blocks or reads forever fails the test instead of hanging
+// it), that the cache refuses it, rebuilds, and leaves a valid entry behind.
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define DPK_TEST_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define DPK_TEST_SANITIZED 1
+#endif
+
+/// A reader that reads without bound (a link to /dev/zero) must fail fast in the child, not eat
+/// the machine's memory: 2 GiB of address space (sanitizers reserve far more: no limit there).
+void limitChildMemory() {
+#ifndef DPK_TEST_SANITIZED
+  struct rlimit limit {};
+  limit.rlim_cur = limit.rlim_max = rlim_t(2) << 30;
+  setrlimit(RLIMIT_AS, &limit);
+#endif
+}
+
+/// Runs `body` in a forked child; fails the test when the child does not exit 0 within
+/// `seconds` (the child is killed then).
+void expectInChildWithin(int seconds, const std::function<bool()> &body) {
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Nothing may escape the child (an exception would resume the test program in it).
+    limitChildMemory();
+    bool ok = false;
+    try {
+      ok = body();
+    } catch (...) {
+      std::fprintf(stderr, "the cache lookup threw\n");
+    }
+    _exit(ok ? 0 : 1);
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  int status = 0;
+  while (waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      FAIL() << "the cache lookup did not finish within " << seconds << " s";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << "the cache lookup crashed (signal " << WTERMSIG(status) << ")";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the special entry was not refused and rebuilt";
+}
+
+/// In the child: a fresh cache must refuse what `plant` put at the entry's path, with a note
+/// containing `expectedReason`, rebuild, and store a valid entry in its place.
+void expectSpecialEntryRebuilt(const std::function<void(const std::string &)> &plant,
+                               const std::string &expectedReason, int seconds = 20) {
+  TempDirectory dir;
+  std::string path = KernelCache(dir.path()).entryPath(testKey());
+  fs::create_directories(fs::path(path).parent_path());
+  plant(path);
+  expectInChildWithin(seconds, [&] {
+    CountingCompiler compiler;
+    KernelCache reader(dir.path());
+    CacheOutcome outcome;
+    auto artifact = reader.getOrCompile(testKey(), compiler.fn(), &outcome);
+    bool ok = artifact && artifact->bytes == compiler.result.bytes && compiler.calls == 1 &&
+              outcome.kind == CacheOutcomeKind::Miss &&
+              outcome.note.find("discarded corrupt entry") != std::string::npos &&
+              outcome.note.find(expectedReason) != std::string::npos && outcome.stored;
+    if (!ok)
+      std::fprintf(stderr, "outcome: kind %s, stored %d, note '%s'\n",
+                   cacheOutcomeName(outcome.kind), outcome.stored, outcome.note.c_str());
+    KernelCache again(dir.path());
+    ok = ok && again.getOrCompile(testKey(), compiler.fn(), &outcome) &&
+         outcome.kind == CacheOutcomeKind::HitDisk && fs::is_regular_file(fs::symlink_status(path));
+    return ok;
+  });
+}
+
+TEST(KernelCache, FifoEntryIsRefusedWithoutBlocking) {
+  expectSpecialEntryRebuilt([](const std::string &path) { ASSERT_EQ(mkfifo(path.c_str(), 0644), 0); },
+                            "a FIFO");
+}
+
+TEST(KernelCache, SymlinkToDevZeroIsNotFollowed) {
+  expectSpecialEntryRebuilt(
+      [](const std::string &path) { fs::create_symlink("/dev/zero", path); }, "symbolic link");
+}
+
+TEST(KernelCache, SymlinkToAValidEntryIsNotFollowed) {
+  // Even a link to a valid entry of this very key is refused: entries are files the cache wrote.
+  TempDirectory elsewhere;
+  std::string target;
+  {
+    KernelCache writer(elsewhere.path());
+    CountingCompiler compiler;
+    ASSERT_TRUE(writer.getOrCompile(testKey(), compiler.fn()));
+    target = writer.entryPath(testKey());
+  }
+  expectSpecialEntryRebuilt(
+      [&](const std::string &path) { fs::create_symlink(target, path); }, "symbolic link");
+  EXPECT_TRUE(fs::is_regular_file(target)) << "the link's target must be left alone";
+}
+
+TEST(KernelCache, HugeSparseEntryIsRefusedBeforeReading) {
+  // One byte over the limit, sparse (no disk space, no memory): refused from its size alone.
+  expectSpecialEntryRebuilt(
+      [](const std::string &path) {
+        int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ASSERT_GE(fd, 0);
+        ASSERT_EQ(ftruncate(fd, static_cast<off_t>(kMaxEntryFileSize + 1)), 0);
+        close(fd);
+      },
+      "exceeds the entry limit", 10);
+}
+
+TEST(KernelCache, HeaderDisagreeingWithTheFileSizeIsRefused) {
+  // A valid header whose payload size says 8 GiB on a short file.
+  expectCorruptEntryRebuilt(
+      [](std::vector<uint8_t> &f) {
+        uint64_t huge = uint64_t(8) << 30;
+        for (unsigned i = 0; i < 8; ++i)
+          f[16 + i] = uint8_t(huge >> (8 * i));
+      },
+      "payload size mismatch");
+}
+
+TEST(KernelCache, DirectoryAtTheEntryPathStillReturnsTheArtifact) {
+  TempDirectory dir;
+  std::string path = KernelCache(dir.path()).entryPath(testKey());
+  fs::create_directories(path);
+  CountingCompiler compiler;
+  KernelCache cache(dir.path());
+  CacheOutcome outcome;
+  auto artifact = cache.getOrCompile(testKey(), compiler.fn(), &outcome);
+  ASSERT_TRUE(artifact);
+  EXPECT_EQ(artifact->bytes, compiler.result.bytes);
+  EXPECT_NE(outcome.note.find("a directory"), std::string::npos) << outcome.note;
+}
+
+TEST(KernelCache, ReadOnlyLeavesSpecialEntriesInPlace) {
+  TempDirectory dir;
+  std::string path = KernelCache(dir.path()).entryPath(testKey());
+  fs::create_directories(fs::path(path).parent_path());
+  ASSERT_EQ(mkfifo(path.c_str(), 0644), 0);
+  expectInChildWithin(20, [&] {
+    CountingCompiler compiler;
+    KernelCache readOnly(dir.path(), CacheMode::ReadOnly);
+    CacheOutcome outcome;
+    return readOnly.getOrCompile(testKey(), compiler.fn(), &outcome) &&
+           outcome.note.find("a FIFO") != std::string::npos;
+  });
+  EXPECT_TRUE(fs::is_fifo(path)) << "read-only mode removed the FIFO";
 }
 
 TEST(KernelCache, ReadOnlyNeverWrites) {

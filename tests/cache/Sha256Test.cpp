@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace dpk::cache {
 namespace {
 
@@ -45,6 +47,18 @@ TEST(Sha256, IncrementalUpdatesMatchOneShot) {
   // Lengths around the padding boundary hash differently from each other.
   for (size_t length = 54; length <= 66; ++length)
     EXPECT_NE(sha256Hex(message.substr(0, length)), sha256Hex(message.substr(0, length + 1)));
+}
+
+// An empty vector's data() is null: hashing it (an empty artifact's payload) must not hand the
+// null pointer to memcpy (UBSan's nonnull-argument check, found by the cache entry fuzzer).
+TEST(Sha256, NullPointerWithZeroBytesIsTheEmptyMessage) {
+  std::vector<uint8_t> empty;
+  EXPECT_EQ(toHex(sha256(empty.data(), empty.size())), toHex(sha256("", 0)));
+  Sha256 hasher;
+  hasher.update("ab", 2);
+  hasher.update(nullptr, 0);
+  hasher.update("c", 1);
+  EXPECT_EQ(toHex(hasher.finish()), toHex(sha256("abc", 3)));
 }
 
 TEST(Sha256, ResetStartsOver) {

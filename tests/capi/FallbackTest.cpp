@@ -150,11 +150,17 @@ TEST(Fallback, LaunchFailureUnderDenyIsATypedError) {
   EXPECT_EQ(child.exitCode, 0) << child.output;
 }
 
+// The default selection (a NULL filter: where work goes when the caller names no device) falls
+// back to the host when the policy's own selector matches nothing and its fallback allows it.
 TEST(Fallback, NoMatchingDeviceFallsBackToTheHostOrFails) {
   ChildResult warn = runChildTest("FallbackChild.NoMatchingDevice",
                                   {{"DPK_DEVICE_SELECTOR", "cuda:gpu"}, {"DPK_FALLBACK", "warn"},
                                    {"EXPECT_STATUS", "DPK_SUCCESS"}});
   EXPECT_EQ(warn.exitCode, 0) << warn.output;
+  EXPECT_EQ(countOf(warn.output, "dpk warning:"), 1u) << warn.output;
+  EXPECT_NE(warn.output.find("no device for work selected by default"), std::string::npos)
+      << warn.output;
+  EXPECT_EQ(warn.output.find("kernel '(device selection)'"), std::string::npos) << warn.output;
   ChildResult deny = runChildTest("FallbackChild.NoMatchingDevice",
                                   {{"DPK_DEVICE_SELECTOR", "cuda:gpu"}, {"DPK_FALLBACK", "deny"},
                                    {"EXPECT_STATUS", "DPK_ERROR_NO_DEVICE"}});
@@ -288,9 +294,44 @@ TEST(Fallback, PluginLoadFailureNamesTheMissingLibraryOrFallsBack) {
                                   {{"DPK_FORCE_PLUGINS", plugins}, {"DPK_FALLBACK", "deny"},
                                    {"EXPECT_STATUS", "DPK_ERROR_PLUGIN_LOAD"}});
   EXPECT_EQ(deny.exitCode, 0) << deny.output;
+  // Naming a backend is asking for it: fallback governs where work runs, not which device
+  // exists, so the answer is the same under warn (and nothing is printed).
   ChildResult warn = runChildTest("FallbackChild.SelectBackendWhosePluginFailed",
                                   {{"DPK_FORCE_PLUGINS", plugins}, {"DPK_FALLBACK", "warn"},
-                                   {"EXPECT_STATUS", "DPK_SUCCESS"}});
+                                   {"EXPECT_STATUS", "DPK_ERROR_PLUGIN_LOAD"}});
   EXPECT_EQ(warn.exitCode, 0) << warn.output;
-  EXPECT_EQ(countOf(warn.output, "dpk warning:"), 1u) << warn.output;
+  EXPECT_EQ(countOf(warn.output, "dpk warning:"), 0u) << warn.output;
+}
+
+// ---- explicit selection of a device that does not exist -----------------------------------
+
+TEST(FallbackChild, NamedFilterMatchesNothing) {
+  DPK_CHILD_ONLY();
+  for (const char *filter : {"accelerator", "host:cpu:1", "fault:gpu:5", "opencl:cpu:5",
+                             "cuda:gpu"}) {
+    SCOPED_TRACE(filter);
+    dpk_device_t device = nullptr;
+    DPK_EXPECT_STATUS(dpk_device_select(&device, filter), DPK_ERROR_NO_DEVICE);
+    EXPECT_EQ(device, nullptr); // untouched
+    // The message says what was asked and lists the devices present, as dpctl does.
+    EXPECT_TRUE(lastErrorHas(std::string("no device matches '") + filter + "'"))
+        << dpk_last_error();
+    EXPECT_TRUE(lastErrorHas("host:cpu:0")) << dpk_last_error();
+    EXPECT_TRUE(lastErrorHas("fault:gpu:0")) << dpk_last_error();
+  }
+  // Devices that exist are still found, by every form of filter.
+  for (const char *filter : {"host", "HOST", "gpu,cpu", "fault:gpu:0", "!fault:*"}) {
+    dpk_device_t device = nullptr;
+    DPK_EXPECT_STATUS(dpk_device_select(&device, filter), DPK_SUCCESS);
+  }
+}
+
+TEST(Fallback, ExplicitSelectionOfAMissingDeviceIsNoDeviceUnderEveryMode) {
+  for (const char *mode : {"warn", "allow", "deny"}) {
+    ChildResult child = runChildTest("FallbackChild.NamedFilterMatchesNothing",
+                                     {{"DPK_FALLBACK", mode}});
+    EXPECT_EQ(child.exitCode, 0) << mode << ": " << child.output;
+    EXPECT_EQ(countOf(child.output, "dpk warning:"), 0u) << child.output;
+    EXPECT_EQ(child.output.find("(device selection)"), std::string::npos) << child.output;
+  }
 }

@@ -5,6 +5,22 @@ build=$1 source=$2 work=$3
 rm -rf "$work"
 mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
+# A plain install is the C package only: no second libdpk and plugin set from the Python
+# component's rules (<prefix>/dpk), no demo program.
+for unwanted in dpk bin/dpk-demo; do
+  if [ -e "$work/prefix/$unwanted" ]; then
+    echo "cmake --install left $unwanted in the prefix" >&2
+    exit 1
+  fi
+done
+for wanted in lib/libdpk.so lib/dpk/plugins/libdpk_backend_host.so include/dpk/dpk.h \
+              include/dpk/dpk_types.h bin/dpk-ls lib/cmake/dpk/dpkConfig.cmake \
+              lib/pkgconfig/dpk.pc; do
+  if [ ! -e "$work/prefix/$wanted" ]; then
+    echo "cmake --install did not install $wanted" >&2
+    exit 1
+  fi
+done
 # find_package(dpk) route.
 cmake -S "$source/examples/c" -B "$work/examples" -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure.log"
 cmake --build "$work/examples" > "$work/build.log"

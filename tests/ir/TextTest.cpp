@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -125,6 +126,30 @@ TEST(Parser, CallsMayReferToLaterFunctions) {
   ASSERT_TRUE(module) << module.error().message();
   Error verified = verifyModule(**module);
   EXPECT_FALSE(verified) << verified.message();
+}
+
+TEST(Parser, IntegerLiteralsAreDecimalOrHexadecimal) {
+  // A leading 0 is not octal ("09" used to read as 0, "010" as 8), and no literal is cut short.
+  auto module = parseModule("kernel @k() loc(\"k.py\":09:1) {\n"
+                            "  %a = const 010 : i32\n"
+                            "  %b = const 0x10 : i32\n"
+                            "  %c = const -0x10 : i64\n"
+                            "  %d = const 18446744073709551615 : u64\n"
+                            "  %e = const -9223372036854775808 : i64\n"
+                            "  return\n"
+                            "}\n");
+  ASSERT_TRUE(module) << module.error().message();
+  const Function &k = *(*module)->functions[0];
+  EXPECT_EQ(k.loc.line, 9);
+  EXPECT_EQ(k.body.ops[0]->intAttr, 10);
+  EXPECT_EQ(k.body.ops[1]->intAttr, 16);
+  EXPECT_EQ(k.body.ops[2]->intAttr, -16);
+  EXPECT_EQ(static_cast<uint64_t>(k.body.ops[3]->intAttr), 18446744073709551615ull);
+  EXPECT_EQ(k.body.ops[4]->intAttr, std::numeric_limits<int64_t>::min());
+  for (const char *bad : {"18446744073709551616", "-9223372036854775809", "0x", "0x1g"}) {
+    auto failed = parseModule(std::string("kernel @k() {\n  %a = const ") + bad + " : u64\n}\n");
+    EXPECT_FALSE(failed) << bad;
+  }
 }
 
 TEST(Printer, FloatsRoundTripExactly) {

@@ -5,7 +5,14 @@
 
 #include "TestSupport.h"
 
+#include <chrono>
+#include <csignal>
 #include <dirent.h>
+#include <fcntl.h>
+#include <functional>
+#include <optional>
+#include <sys/wait.h>
+#include <thread>
 #include <gtest/gtest.h>
 
 using namespace dpk::policy;
@@ -247,6 +254,169 @@ TEST(PolicyErrors, StructuralMistakes) {
             "t.yaml:3:1: cache: duplicate key (first given at t.yaml:2:1)");
   EXPECT_EQ(parseError("version: 1\nkernels:\n  - devices: gpu\n"),
             "t.yaml:3:5: kernels[0]: missing key 'match' (the kernel name pattern)");
+}
+
+// ---- hostile files (issue 15, item N) -------------------------------------------------------------
+
+TEST(PolicyErrors, SecondDocumentIsAnErrorNamingItsLine) {
+  const std::string oneDocument =
+      "a policy file holds one YAML document; a second one starts here (remove the '---' and "
+      "what follows it)";
+  EXPECT_EQ(parseError("version: 1\n---\nversion: 2\n"), "t.yaml:2:1: " + oneDocument);
+  EXPECT_EQ(parseError("version: 1\ndiagnostics: {level: 1}\n--- {devices: 0}\n"),
+            "t.yaml:3:1: " + oneDocument);
+  // Even an empty one, and one after an explicit document end.
+  EXPECT_EQ(parseError("version: 1\n---\n"), "t.yaml:2:1: " + oneDocument);
+  EXPECT_EQ(parseError("version: 1\n...\n---\n# nothing\n"), "t.yaml:3:1: " + oneDocument);
+  // A malformed second document is reported where it is malformed.
+  std::string malformed = parseError("version: 1\n---\nfoo: [\n");
+  EXPECT_EQ(malformed.rfind("t.yaml:4:1: malformed YAML: ", 0), 0u) << malformed;
+  // A stray ',' must not read as endless empty documents (YAML::LoadAll looped, allocating).
+  EXPECT_EQ(parseError(","), "t.yaml:1:1: malformed YAML: unexpected ','");
+  EXPECT_EQ(parseError(",,,,,\nversion: 1\n"), "t.yaml:1:1: malformed YAML: unexpected ','");
+  // One document with its optional markers is fine.
+  parseOk("---\nversion: 1\n");
+  parseOk("---\nversion: 1\n...\n");
+}
+
+TEST(PolicyErrors, MalformedGlobsPointAtTheCharacter) {
+  EXPECT_EQ(parseError("version: 1\nkernels:\n  - {match: \"[a-\", devices: host}\n"),
+            "t.yaml:3:14: kernels[0].match: malformed glob at column 1: '[' without a closing "
+            "']'");
+  EXPECT_EQ(parseError("version: 1\nkernels:\n  - match: k[z-a]\n"),
+            "t.yaml:3:14: kernels[0].match: malformed glob at column 3: range 'z-a' runs "
+            "backwards (write 'a-z')");
+  EXPECT_EQ(parseError("version: 1\nkernels:\n  - match: a\n  - match: 'x[]'\n"),
+            "t.yaml:4:14: kernels[1].match: malformed glob at column 2: empty character class "
+            "'[]'");
+  EXPECT_EQ(parseError("version: 1\nkernels:\n  - match: 'x[!]'\n"),
+            "t.yaml:3:14: kernels[0].match: malformed glob at column 2: empty character class "
+            "'[!]'");
+  // Well-formed classes still parse: ranges, negation, a literal '-' at either end.
+  Policy p = parseOk("version: 1\nkernels:\n  - match: 'k[a-c][!0-9][-x][x-]*'\n");
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_TRUE(globMatch(p.kernels[0].pattern, "kbz-x_f64"));
+}
+
+TEST(PolicyErrors, DeepNestingSaysSo) {
+  std::string deep = "version: 1\nkernels: ";
+  for (int i = 0; i < 20000; ++i)
+    deep += "[";
+  std::string message = parseError(deep);
+  EXPECT_EQ(message.rfind("t.yaml:2:", 0), 0u) << message;
+  EXPECT_NE(message.find(": YAML nested deeper than "), std::string::npos) << message;
+  EXPECT_EQ(message.find("bad file"), std::string::npos) << message;
+
+  std::string blocks = "version: 1\nplugins:\n";
+  std::string indent = "  ";
+  for (int i = 0; i < 1000; ++i, indent += " ")
+    blocks += indent + "a:\n";
+  message = parseError(blocks);
+  EXPECT_NE(message.find(": YAML nested deeper than "), std::string::npos) << message;
+}
+
+TEST(PolicyErrors, TextOverTheSizeLimitIsRefusedBeforeParsing) {
+  std::string big = "version: 1\n# " + std::string(MaxPolicyFileSize, 'x') + "\n";
+  EXPECT_EQ(parseError(big), "t.yaml: " + std::to_string(big.size()) +
+                                 " bytes; policy files are limited to 1048576 bytes");
+  // Just under the limit is read.
+  std::string fits = "version: 1\n# " + std::string(MaxPolicyFileSize - 20, 'x') + "\n";
+  parseOk(fits);
+}
+
+namespace {
+
+/// Runs `body` in a forked child and returns what it printed to the pipe, or nullopt when it
+/// did not finish within `seconds` (it is killed then): a call that blocks fails the test
+/// instead of hanging it.
+std::optional<std::string> inChildWithin(int seconds, const std::function<std::string()> &body) {
+  int fds[2];
+  if (::pipe(fds) != 0)
+    return std::nullopt;
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::close(fds[0]);
+    std::string out = body();
+    if (::write(fds[1], out.data(), out.size()) < 0)
+      ::_exit(2);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  int status = 0;
+  while (::waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+      ::close(fds[0]);
+      return std::nullopt;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::string out;
+  char chunk[4096];
+  ssize_t got;
+  while ((got = ::read(fds[0], chunk, sizeof chunk)) > 0)
+    out.append(chunk, static_cast<size_t>(got));
+  ::close(fds[0]);
+  return out;
+}
+
+std::string loadPolicyMessage() {
+  dpk::Expected<Policy> p = loadPolicy();
+  if (p)
+    return "loaded";
+  return std::to_string(p.error().status()) + " " + p.error().message();
+}
+
+} // namespace
+
+TEST(PolicySearch, DpkConfigNamingAFifoDoesNotHang) {
+  ScopedEnvironment env;
+  std::string fifo = dpk::test::makeTempDir() + "/policy.yaml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  env.set("DPK_CONFIG", fifo);
+  std::optional<std::string> message = inChildWithin(10, loadPolicyMessage);
+  ASSERT_TRUE(message) << "loadPolicy() blocked on a FIFO";
+  EXPECT_EQ(*message, std::to_string(DPK_ERROR_POLICY) + " policy file '" + fifo +
+                          "' is a FIFO, not a regular file (DPK_CONFIG)");
+}
+
+TEST(PolicySearch, DpkConfigNamingADirectoryOrDeviceIsAnError) {
+  ScopedEnvironment env;
+  std::string dir = dpk::test::makeTempDir();
+  env.set("DPK_CONFIG", dir);
+  EXPECT_EQ(loadPolicyMessage(), std::to_string(DPK_ERROR_POLICY) + " policy file '" + dir +
+                                     "' is a directory, not a regular file (DPK_CONFIG)");
+  env.set("DPK_CONFIG", "/dev/zero");
+  std::optional<std::string> message = inChildWithin(10, loadPolicyMessage);
+  ASSERT_TRUE(message) << "loadPolicy() read /dev/zero without bound";
+  EXPECT_EQ(*message, std::to_string(DPK_ERROR_POLICY) +
+                          " policy file '/dev/zero' is a character device, not a regular file "
+                          "(DPK_CONFIG)");
+}
+
+TEST(PolicySearch, HugeFileIsRefusedFromItsSize) {
+  // 134 MB, sparse: refused before a byte is read (it took > 10 s and 735 MB before).
+  ScopedEnvironment env;
+  std::string file = dpk::test::makeTempDir() + "/huge.yaml";
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::ftruncate(fd, 134217728), 0);
+  ::close(fd);
+  env.set("DPK_CONFIG", file);
+  auto start = std::chrono::steady_clock::now();
+  std::optional<std::string> message = inChildWithin(20, loadPolicyMessage);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(message) << "loadPolicy() took more than 20 s";
+  EXPECT_EQ(*message, std::to_string(DPK_ERROR_POLICY) + " policy file '" + file +
+                          "' has 134217728 bytes; policy files are limited to 1048576 bytes "
+                          "(DPK_CONFIG)");
+  EXPECT_LT(seconds, 2.0);
+  dpk::Expected<Policy> direct = loadPolicyFile(file);
+  ASSERT_FALSE(direct);
+  EXPECT_EQ(direct.error().status(), DPK_ERROR_POLICY);
 }
 
 // ---- search order and environment ---------------------------------------------------------------
@@ -525,4 +695,28 @@ TEST(PolicyQueries, Glob) {
   EXPECT_FALSE(globMatch("*a*b*", "xxbxxaxx"));
   EXPECT_TRUE(globMatch("exact", "exact"));
   EXPECT_FALSE(globMatch("exact", "exactly"));
+  EXPECT_TRUE(globMatch("", ""));
+  EXPECT_FALSE(globMatch("", "a"));
+  EXPECT_TRUE(globMatch("**", ""));
+  EXPECT_TRUE(globMatch("*[0-9]", "k9"));
+  EXPECT_FALSE(globMatch("*[0-9]", "k9x"));
+  EXPECT_TRUE(globMatch("a*b?c", "axxbyc"));
+  EXPECT_TRUE(globMatch("[a-", "[a-")) << "an unclosed '[' is a literal (checkGlob rejects it)";
+  EXPECT_TRUE(globMatch("[*]x", "*x"));
+  EXPECT_FALSE(globMatch("[*]x", "ax"));
+}
+
+TEST(PolicyQueries, GlobTimeIsBoundedWhateverThePattern) {
+  // Many stars against a long name that almost matches: exponential for a backtracking
+  // matcher, at most |pattern| * |name| steps here.
+  std::string pattern, name(3000, 'a');
+  for (int i = 0; i < 40; ++i)
+    pattern += "*a";
+  pattern += "*b";
+  std::optional<std::string> result = inChildWithin(10, [&] {
+    return std::string(globMatch(pattern, name) ? "match" : "no match");
+  });
+  ASSERT_TRUE(result) << "globMatch took more than 10 s";
+  EXPECT_EQ(*result, "no match");
+  EXPECT_TRUE(globMatch(pattern, name + "b"));
 }

@@ -3,6 +3,7 @@
 #include "DpkTest.h"
 #include "HostKernels.h"
 
+#include <cstdlib>
 #include <vector>
 
 using namespace dpk::test;
@@ -73,9 +74,83 @@ TEST_F(Launch, BadDimensionsAreRejected) {
   EXPECT_TRUE(lastErrorHas("dims is 0")) << dpk_last_error();
   dpk_launch_config_t four = {4, {1, 1, 1}, {0, 0, 0}};
   DPK_EXPECT_STATUS(launch(iota_, four), DPK_ERROR_INVALID_RANGE);
-  dpk_launch_config_t empty = {2, {8, 0, 0}, {0, 0, 0}};
-  DPK_EXPECT_STATUS(launch(iota_, empty), DPK_ERROR_INVALID_RANGE);
-  EXPECT_TRUE(lastErrorHas("global size of dimension 1 is 0")) << dpk_last_error();
+}
+
+// An empty range (a global size of 0, as SYCL and kapi allow) is a launch of no work-items: it
+// succeeds, runs nothing and its event is complete. Range and NdRange, 1 to 3 dimensions.
+TEST_F(Launch, EmptyRangesRunNothingAndSucceed) {
+  int32_t sentinel = -5;
+  DPK_ASSERT_OK(dpk_enqueue_fill(nullptr, queue_, buffer_, &sentinel, 4, 4096, 0, nullptr));
+  const dpk_launch_config_t empties[] = {
+      {1, {0, 0, 0}, {0, 0, 0}},  {2, {8, 0, 0}, {0, 0, 0}},  {3, {0, 4, 4}, {0, 0, 0}},
+      {1, {0, 0, 0}, {4, 0, 0}},  {2, {0, 8, 0}, {2, 4, 0}},  {3, {2, 2, 0}, {1, 1, 1}},
+  };
+  for (const dpk_launch_config_t &range : empties) {
+    dpk_event_t event = nullptr;
+    dpk_arg_t arg = pointerArg(buffer_);
+    DPK_ASSERT_OK(dpk_enqueue_launch(&event, queue_, iota_, &range, 1, &arg, 0, nullptr));
+    ASSERT_NE(event, nullptr);
+    dpk_event_status_t status;
+    DPK_ASSERT_OK(dpk_event_status(&status, event));
+    EXPECT_EQ(status, DPK_EVENT_COMPLETE);
+    DPK_EXPECT_STATUS(dpk_event_wait(1, &event), DPK_SUCCESS);
+    DPK_ASSERT_OK(dpk_event_release(event));
+    DPK_ASSERT_OK(launch(groups_, range)); // without an out-event too
+  }
+  DPK_ASSERT_OK(dpk_queue_wait(queue_));
+  const int32_t *out = static_cast<const int32_t *>(buffer_);
+  for (int i = 0; i < 1024; ++i)
+    ASSERT_EQ(out[i], sentinel) << "an empty launch wrote element " << i;
+}
+
+TEST_F(Launch, EmptyRangesAreStillCheckedAndOrdered) {
+  // The other rules still hold: local sizes all or none, dividing the global size.
+  dpk_launch_config_t partialLocal = {2, {0, 8, 0}, {4, 0, 0}};
+  DPK_EXPECT_STATUS(launch(iota_, partialLocal), DPK_ERROR_INVALID_RANGE);
+  dpk_launch_config_t notDividing = {2, {0, 10, 0}, {1, 3, 0}};
+  DPK_EXPECT_STATUS(launch(iota_, notDividing), DPK_ERROR_INVALID_RANGE);
+  EXPECT_TRUE(lastErrorHas("local size 3 does not divide global size 10")) << dpk_last_error();
+  dpk_launch_config_t empty = range1d(0);
+  // Its event completes after everything before it on the (in-order) queue.
+  dpk_event_t before = nullptr, after = nullptr;
+  dpk_arg_t arg = pointerArg(buffer_);
+  dpk_launch_config_t full = range1d(1 << 18);
+  DPK_ASSERT_OK(dpk_enqueue_launch(&before, queue_, iota_, &full, 1, &arg, 0, nullptr));
+  DPK_ASSERT_OK(dpk_enqueue_launch(&after, queue_, iota_, &empty, 1, &arg, 1, &before));
+  dpk_event_status_t status;
+  DPK_ASSERT_OK(dpk_event_status(&status, before));
+  EXPECT_EQ(status, DPK_EVENT_COMPLETE);
+  DPK_ASSERT_OK(dpk_event_release(before));
+  DPK_ASSERT_OK(dpk_event_release(after));
+}
+
+TEST(EmptyLaunch, NeverReachesThePlugin) {
+  // With every launch of the fault device failing, an empty one still succeeds: no plugin sees
+  // an empty range (the plugin boundary rejects them).
+  DPK_REQUIRE_DEVICE(fault, "fault");
+  dpk_program_t program;
+  dpk_kernel_t iota;
+  dpk_queue_t queue;
+  DPK_ASSERT_OK(dpk_program_create_from_host(&program, TestKernels, NumTestKernels));
+  DPK_ASSERT_OK(dpk_kernel_get(&iota, program, "iota"));
+  DPK_ASSERT_OK(dpk_queue_create(&queue, fault, 0));
+  void *x = nullptr;
+  DPK_ASSERT_OK(dpk_mem_alloc(&x, fault, DPK_MEM_DEVICE, 64));
+  ::setenv("DPK_FAULT_INJECT", "launch", 1); // read by the plugin at each call
+  dpk_arg_t arg = pointerArg(x);
+  dpk_launch_config_t empty = {2, {0, 16, 0}, {0, 0, 0}};
+  dpk_event_t event = nullptr;
+  dpk_status_t status = dpk_enqueue_launch(&event, queue, iota, &empty, 1, &arg, 0, nullptr);
+  ::unsetenv("DPK_FAULT_INJECT");
+  DPK_EXPECT_STATUS(status, DPK_SUCCESS);
+  if (event)
+    DPK_EXPECT_STATUS(dpk_event_wait(1, &event), DPK_SUCCESS);
+  dpk_event_release(event);
+  DPK_EXPECT_STATUS(dpk_queue_wait(queue), DPK_SUCCESS);
+  dpk_mem_free(x);
+  dpk_queue_release(queue);
+  dpk_kernel_release(iota);
+  dpk_program_release(program);
 }
 
 TEST_F(Launch, LocalSizeMustDivideGlobalSize) {

@@ -160,6 +160,57 @@ TEST_F(Queues, EventRetainReleaseAndProfiling) {
   DPK_ASSERT_OK(dpk_queue_release(queue));
 }
 
+// A queue created without DPK_QUEUE_PROFILING times nothing: asking an event of it for its time
+// is DPK_ERROR_UNSUPPORTED on every device (the host plugin times every command, OpenCL refuses,
+// CUDA has no timing events: the answer must not depend on which).
+TEST_F(Queues, ElapsedTimeNeedsAProfilingQueue) {
+  for (const char *filter : {"host", "fault"}) {
+    dpk_device_t device = findDevice(filter);
+    if (!device)
+      continue;
+    SCOPED_TRACE(filter);
+    dpk_queue_t queue;
+    DPK_ASSERT_OK(dpk_queue_create(&queue, device, 0));
+    int32_t *x = nullptr;
+    DPK_ASSERT_OK(dpk_mem_alloc(reinterpret_cast<void **>(&x), device, DPK_MEM_SHARED, 256));
+    int32_t host[64] = {};
+    int32_t zero = 0;
+    dpk_arg_t arg = pointerArg(x);
+    dpk_launch_config_t range = range1d(64);
+    dpk_event_t events[3] = {};
+    DPK_ASSERT_OK(dpk_enqueue_launch(&events[0], queue, iota(), &range, 1, &arg, 0, nullptr));
+    DPK_ASSERT_OK(dpk_enqueue_copy(&events[1], queue, host, x, sizeof host, 0, nullptr));
+    DPK_ASSERT_OK(dpk_enqueue_fill(&events[2], queue, x, &zero, 4, 256, 0, nullptr));
+    DPK_ASSERT_OK(dpk_event_wait(3, events));
+    for (dpk_event_t event : events) {
+      uint64_t ns = 12345;
+      DPK_EXPECT_STATUS(dpk_event_elapsed_ns(&ns, event), DPK_ERROR_UNSUPPORTED);
+      EXPECT_EQ(ns, 12345u); // out-parameter untouched
+      EXPECT_TRUE(lastErrorHas("profiling")) << dpk_last_error();
+      DPK_ASSERT_OK(dpk_event_release(event));
+    }
+    DPK_ASSERT_OK(dpk_mem_free(x));
+    DPK_ASSERT_OK(dpk_queue_release(queue));
+  }
+}
+
+TEST_F(Queues, ElapsedTimeOfAProfilingQueueOnTheHost) {
+  dpk_queue_t queue;
+  DPK_ASSERT_OK(dpk_queue_create(&queue, host_, DPK_QUEUE_PROFILING));
+  int32_t *x = nullptr;
+  DPK_ASSERT_OK(dpk_mem_alloc(reinterpret_cast<void **>(&x), host_, DPK_MEM_SHARED, 1 << 20));
+  dpk_arg_t arg = pointerArg(x);
+  dpk_launch_config_t range = range1d(1 << 18);
+  dpk_event_t event;
+  DPK_ASSERT_OK(dpk_enqueue_launch(&event, queue, iota(), &range, 1, &arg, 0, nullptr));
+  uint64_t ns = 0;
+  DPK_EXPECT_STATUS(dpk_event_elapsed_ns(&ns, event), DPK_SUCCESS);
+  EXPECT_GT(ns, 0u);
+  DPK_ASSERT_OK(dpk_event_release(event));
+  DPK_ASSERT_OK(dpk_mem_free(x));
+  DPK_ASSERT_OK(dpk_queue_release(queue));
+}
+
 TEST_F(Queues, AsyncErrorSurfacesAtTheNextWaitWithDeviceKernelAndCause) {
   DPK_REQUIRE_DEVICE(fault, "fault");
   dpk_queue_t queue;

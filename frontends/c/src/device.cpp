@@ -11,17 +11,23 @@ using namespace dpk::capi;
 
 namespace {
 
-/// The host device when the policy lets a "no device" or "plugin load" failure fall back to it.
-Expected<runtime::Device *> noDeviceFallback(Error failure) {
+/// The host device when the policy's own selector matches no device and its fallback covers
+/// that, so that work selected by default still has somewhere to run. Only for the default
+/// selection: a caller who names a filter asks which device exists, and gets the answer.
+Expected<runtime::Device *> defaultDeviceFallback(Error failure) {
   runtime::Registry &registry = runtime::Registry::get();
   runtime::Device *host = registry.hostDevice();
   std::optional<policy::FailureClass> failureClass = runtime::failureClassOf(failure.status());
   if (!host || !failureClass)
     return failure;
   policy::FallbackDecision decision = runtime::decideFallback(
-      registry.policy(), "(device selection)", "", *failureClass, failure.message());
+      registry.policy(), "(default device)", "", *failureClass, failure.message());
   if (decision.action != policy::FallbackAction::RunOnHost)
     return failure;
+  if (!decision.warning.empty())
+    decision.warning = "no device for work selected by default (" + failure.message() +
+                       "); using the host device " + host->filterString() + " instead (" +
+                       decision.rule + ")";
   runtime::reportFallbackRun(decision, host->filterString());
   return host;
 }
@@ -84,10 +90,11 @@ dpk_status_t dpk_device_select(dpk_device_t *out, const char *filter) {
   return apiEntry("dpk_device_select", [&] {
     if (!out)
       return nullArgument("out");
+    bool byDefault = !filter || !*filter;
     Expected<runtime::Device *> device = runtime::Registry::get().select(filter ? filter : "");
-    if (!device && (device.error().status() == DPK_ERROR_NO_DEVICE ||
-                    device.error().status() == DPK_ERROR_PLUGIN_LOAD))
-      device = noDeviceFallback(device.takeError());
+    if (!device && byDefault && (device.error().status() == DPK_ERROR_NO_DEVICE ||
+                                 device.error().status() == DPK_ERROR_PLUGIN_LOAD))
+      device = defaultDeviceFallback(device.takeError());
     if (!device)
       return device.takeError();
     *out = toHandle(*device);

@@ -126,8 +126,11 @@ dpk_status_t dpk_enqueue_launch(dpk_event_t *out_event, dpk_queue_t queue, dpk_k
                               num_args, *events, out_event != nullptr);
     if (!event)
       return event.takeError();
-    if (out_event)
+    if (out_event) {
+      // Only events of profiling queues answer dpk_event_elapsed_ns (Event::elapsedNs).
+      (*event)->setProfiled(((*resolvedQueue)->flags() & DPK_PL_QUEUE_PROFILING) != 0);
       *out_event = newHandle<dpk_event_t>(*event);
+    }
     return Error::success();
   });
 }

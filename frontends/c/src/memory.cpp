@@ -9,9 +9,12 @@ using namespace dpk::capi;
 
 namespace {
 
-void giveEvent(dpk_event_t *out, runtime::Ref<runtime::Event> &event) {
-  if (out)
-    *out = newHandle<dpk_event_t>(event);
+void giveEvent(dpk_event_t *out, runtime::Ref<runtime::Event> &event,
+               const runtime::Queue &queue) {
+  if (!out)
+    return;
+  event->setProfiled((queue.flags() & DPK_PL_QUEUE_PROFILING) != 0);
+  *out = newHandle<dpk_event_t>(event);
 }
 
 } // namespace
@@ -57,7 +60,7 @@ dpk_status_t dpk_enqueue_copy(dpk_event_t *out_event, dpk_queue_t queue, void *d
         runtime::enqueueCopy(**resolved, dst, src, bytes, *events);
     if (!event)
       return event.takeError();
-    giveEvent(out_event, *event);
+    giveEvent(out_event, *event, **resolved);
     return Error::success();
   });
 }
@@ -80,7 +83,7 @@ dpk_status_t dpk_enqueue_fill(dpk_event_t *out_event, dpk_queue_t queue, void *d
         runtime::enqueueFill(**resolved, dst, pattern, pattern_size, bytes, *events);
     if (!event)
       return event.takeError();
-    giveEvent(out_event, *event);
+    giveEvent(out_event, *event, **resolved);
     return Error::success();
   });
 }

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 using namespace dpk;
 using namespace dpk::runtime;
@@ -78,18 +79,47 @@ bool isEligible(const Registry &registry, const Device *device) {
   return false;
 }
 
+/// Why a loaded plugin offers no device, or null when it offers some.
+const EmptyPlugin *emptyPluginOf(const Registry &registry, const PluginRecord &record) {
+  if (record.outcome != PluginOutcome::Loaded)
+    return nullptr;
+  for (const EmptyPlugin &empty : registry.emptyPlugins()) {
+    if (empty.path == record.path)
+      return &empty;
+  }
+  return nullptr;
+}
+
+/// A device as people tell devices apart: its name and who provides it. Names alone repeat (the
+/// host backend and Intel's OpenCL CPU runtime both report the CPU's name); for OpenCL the
+/// platform (the first part of the target id, "platform/device/driver") says which runtime.
+std::string deviceTitle(const Device &device) {
+  const dpk_device_props_t &props = device.props();
+  std::string provider = props.vendor;
+  if (device.backend() == "opencl") {
+    std::string target = props.target_id;
+    std::string platform = target.substr(0, target.find('/'));
+    if (!platform.empty() && platform != provider)
+      provider = platform + ", " + provider;
+  }
+  return std::string(props.name) + (provider.empty() ? "" : " [" + provider + "]");
+}
+
 void printTable(const Registry &registry) {
   std::printf("Plugins:\n");
   if (registry.plugins().empty())
     std::printf("  (no plugin files found; set DPK_PLUGIN_PATH or see docs/architecture.md)\n");
+  // One entry per plugin file: a plugin that loaded but found no device says so in place of
+  // "loaded", with the reason.
   for (const PluginRecord &record : registry.plugins()) {
+    const EmptyPlugin *empty = emptyPluginOf(registry, record);
     std::printf("  %-12s %-19s %s\n", record.backend.empty() ? "?" : record.backend.c_str(),
-                pluginOutcomeName(record.outcome), record.path.c_str());
-    if (!record.reason.empty())
-      std::printf("  %-12s %-19s reason: %s\n", "", "", record.reason.c_str());
+                empty ? "loaded, no devices" : pluginOutcomeName(record.outcome),
+                record.path.c_str());
+    const std::string &reason = empty ? empty->reason : record.reason;
+    if (!reason.empty())
+      std::printf("  %-12s %-19s reason: %s\n", "", "", reason.c_str());
   }
-  for (const EmptyPlugin &empty : registry.emptyPlugins())
-    std::printf("  %-12s %-19s no devices: %s\n", empty.backend.c_str(), "", empty.reason.c_str());
 
   std::printf("\nDevices (policy order; * = default):\n");
   if (registry.allDevices().empty())
@@ -101,7 +131,7 @@ void printTable(const Registry &registry) {
     const char *mark = verdict.eligible ? (first ? "*" : " ") : "-";
     if (verdict.eligible)
       first = false;
-    std::printf("%s %-16s %s\n", mark, device.filterString().c_str(), props.name);
+    std::printf("%s %-16s %s\n", mark, device.filterString().c_str(), deviceTitle(device).c_str());
     std::printf("    vendor %s, driver %s, target %s\n", props.vendor, props.driver_version,
                 props.target_id);
     std::printf("    %u compute units, global memory %s, local memory %llu KiB, max work-group "
@@ -135,6 +165,8 @@ void printJson(const Registry &registry) {
                 jsonString(record.reason).c_str());
     if (!record.missingLibrary.empty())
       std::printf(", \"missing_library\": %s", jsonString(record.missingLibrary).c_str());
+    if (const EmptyPlugin *empty = emptyPluginOf(registry, record))
+      std::printf(", \"devices\": 0, \"no_devices_reason\": %s", jsonString(empty->reason).c_str());
     std::printf("}");
     firstItem = false;
   }
@@ -167,6 +199,44 @@ void printJson(const Registry &registry) {
   std::printf("\n  ]\n}\n");
 }
 
+/// Every device's verdict under what --explain was asked about. Without a filter or kernel: the
+/// policy's own. With a filter: as dpk_device_select(FILTER) sees them, the filter ranking the
+/// devices the policy allows (those it does not are listed with the policy's reason). With a
+/// kernel: under the kernel's selector (a kernel rule's, or the global one).
+Error verdictsFor(const Registry &registry, const char *filter, const char *kernel,
+                  std::vector<DeviceVerdictInfo> &out) {
+  auto rank = [&](const policy::FilterList &selector, const std::vector<Device *> &devices) {
+    std::vector<policy::DeviceIdentity> identities;
+    for (const Device *device : devices)
+      identities.push_back({device->backend(), device->props().type, device->indexInGroup()});
+    policy::DeviceRanking ranking = rankDevicesBy(selector, identities);
+    for (const policy::DeviceVerdict &verdict : ranking.eligible)
+      out.push_back({devices[verdict.device], true, verdict.reason});
+    for (const policy::DeviceVerdict &verdict : ranking.rejected)
+      out.push_back({devices[verdict.device], false, verdict.reason});
+  };
+  if (kernel) {
+    std::vector<Device *> all;
+    for (const auto &device : registry.allDevices())
+      all.push_back(device.get());
+    rank(kernelSelector(registry.policy(), kernel).filter, all);
+    return Error::success();
+  }
+  if (!filter || !*filter) {
+    out = registry.verdicts();
+    return Error::success();
+  }
+  Expected<policy::FilterList> parsed = parseDeviceFilter(filter);
+  if (!parsed)
+    return parsed.takeError();
+  rank(*parsed, registry.devices());
+  for (const DeviceVerdictInfo &verdict : registry.verdicts()) {
+    if (!verdict.eligible)
+      out.push_back({verdict.device, false, "the policy: " + verdict.reason});
+  }
+  return Error::success();
+}
+
 int explain(const Registry &registry, const char *filter, const char *kernel) {
   const policy::Policy &policy = registry.policy();
   std::printf("Policy: %s\n", policy.source.c_str());
@@ -184,11 +254,17 @@ int explain(const Registry &registry, const char *filter, const char *kernel) {
                   pluginOutcomeName(record.outcome), record.reason.c_str());
   }
 
-  std::printf("\nDevices:\n");
-  for (const DeviceVerdictInfo &verdict : registry.verdicts())
-    std::printf("  %-16s %-11s %-40s %s\n", verdict.device->filterString().c_str(),
-                verdict.eligible ? "eligible" : "not eligible", verdict.device->name(),
-                verdict.reason.c_str());
+  std::vector<DeviceVerdictInfo> verdicts;
+  if (Error error = verdictsFor(registry, filter, kernel, verdicts)) {
+    std::fprintf(stderr, "dpk-ls: %s\n", error.message().c_str());
+    return 1;
+  }
+  std::printf("\nDevices%s:\n", kernel ? " (for this kernel's selector)"
+                                        : filter && *filter ? " (for this filter)" : "");
+  for (const DeviceVerdictInfo &verdict : verdicts)
+    std::printf("  %-16s %-12s %-48s %s\n", verdict.device->filterString().c_str(),
+                verdict.eligible ? "eligible" : "not eligible",
+                deviceTitle(*verdict.device).c_str(), verdict.reason.c_str());
 
   std::printf("\n");
   Expected<Device *> chosen = Error(DPK_ERROR_GENERIC, "");
@@ -205,7 +281,11 @@ int explain(const Registry &registry, const char *filter, const char *kernel) {
   if (!chosen) {
     std::printf("would find no device:\n  %s\n", chosen.error().message().c_str());
     Device *host = registry.hostDevice();
-    if (host && policy.fallback.mode != policy::FallbackMode::Deny)
+    if (filter && *filter && !kernel)
+      std::printf("  dpk_device_select('%s') returns %s: naming a device asks which exists, "
+                  "and fallback does not apply to that.\n",
+                  filter, dpk_status_name(chosen.error().status()));
+    else if (host && policy.fallback.mode != policy::FallbackMode::Deny)
       std::printf("  The policy's fallback (%s) would run it on %s.\n",
                   policy::fallbackModeName(policy.fallback.mode), host->describe().c_str());
     return chosen.error().status() == DPK_ERROR_NO_DEVICE ? 0 : 1;

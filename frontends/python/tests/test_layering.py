@@ -24,7 +24,8 @@ LAYERS = (
     ("dpk._runtime",),      # devices and queues, the policy's answers, diagnostics
     ("dpk.arrays",),        # dpk arrays: device memory, DLPack, creation functions
     ("dpk.kernels",),       # the kernel model: kapi, the AST compiler, launch
-    ("dpk", "dpk.kernel_api", "dpk.diagnostics"),  # the public names, re-exported
+    ("dpk.extensions",),    # array extensions written as dpk kernels (linalg factorizations)
+    ("dpk", "dpk.kernel_api", "dpk.diagnostics", "dpk.linalg"),  # the public names
 )
 
 # Modules that are not Python sources in the package folder.

@@ -71,7 +71,9 @@ DPK_EXPORT dpk_status_t dpk_device_count(uint32_t *out);
 DPK_EXPORT dpk_status_t dpk_device_get(dpk_device_t *out, uint32_t index);
 /* The best device matching a dpctl-style filter ("cuda:gpu", "opencl:cpu:0", "gpu,cpu",
  * "!opencl:*"); NULL or "" means the policy's default. DPK_ERROR_PARSE names the bad
- * character of a malformed filter; DPK_ERROR_NO_DEVICE lists the devices that were considered. */
+ * character of a malformed filter; DPK_ERROR_NO_DEVICE lists the devices present when a filter
+ * matches none, whatever the fallback mode (*out untouched). Only the default (NULL or "") falls
+ * back to the host device, when the policy's selector matches nothing and its fallback allows. */
 DPK_EXPORT dpk_status_t dpk_device_select(dpk_device_t *out, const char *filter);
 DPK_EXPORT dpk_status_t dpk_device_get_info(dpk_device_info_t *out, dpk_device_t device);
 DPK_EXPORT dpk_status_t dpk_device_retain(dpk_device_t device);
@@ -154,6 +156,8 @@ typedef struct dpk_arg {
 
 /* Launches a kernel. range->local_size all zero = Range launch. Validates that the local size
  * divides the global size and fits the device (DPK_ERROR_INVALID_RANGE says which dimension).
+ * A global size of 0 in some dimension is an empty launch: checked, nothing runs, and the event
+ * completes after the commands it is ordered after.
  * Under the policy's fallback rules a kernel that cannot run on the queue's device may run on
  * the host instead; diagnostics say so. */
 DPK_EXPORT dpk_status_t dpk_enqueue_launch(dpk_event_t *out_event, dpk_queue_t queue,
@@ -166,7 +170,8 @@ DPK_EXPORT dpk_status_t dpk_enqueue_launch(dpk_event_t *out_event, dpk_queue_t q
 /* Waits for the events; returns the first failure (with device, kernel and cause). */
 DPK_EXPORT dpk_status_t dpk_event_wait(uint32_t num_events, const dpk_event_t *events);
 DPK_EXPORT dpk_status_t dpk_event_status(dpk_event_status_t *out, dpk_event_t event);
-/* Device time of the command in ns (queue created with DPK_QUEUE_PROFILING). */
+/* Device time of the command in ns. DPK_ERROR_UNSUPPORTED (out untouched) unless the command's
+ * queue was created with DPK_QUEUE_PROFILING. */
 DPK_EXPORT dpk_status_t dpk_event_elapsed_ns(uint64_t *out, dpk_event_t event);
 DPK_EXPORT dpk_status_t dpk_event_retain(dpk_event_t event);
 DPK_EXPORT dpk_status_t dpk_event_release(dpk_event_t event);

@@ -90,6 +90,35 @@ class InvalidHandleError(DpkError, ValueError):
     status = -18
 
 
+class DeviceMismatchError(PlacementError):
+    """The arrays of one array operation live on different devices (compute follows data):
+    the message names the operation and both devices and suggests ``x.to_device(...)``."""
+
+    status = None
+
+
+class ShapeError(DpkError, ValueError):
+    """Array shapes that do not broadcast or do not fit an operation; the message names the
+    operation and the shapes."""
+
+
+class DTypeError(DpkError, TypeError):
+    """An array operation given a data type it does not accept; the message names the operation
+    and the dtypes."""
+
+
+class BoundsError(DpkError, IndexError):
+    """An integer index out of the bounds of an array dimension."""
+
+
+class BufferExportError(UnsupportedError, BufferError):
+    """An array cannot be handed out as asked through DLPack or the buffer protocol: its memory
+    is not addressable by the consumer (device memory), or a copy would be needed and
+    ``copy=False`` forbids it. A ``BufferError``, as the Array API standard specifies."""
+
+    status = None
+
+
 class KernelTypeError(DpkError, TypeError):
     """A kernel was called with arguments it cannot take (type, count, range kind)."""
 
@@ -155,6 +184,8 @@ def register_with_core(core) -> None:
 
 
 # Users see and catch these as dpk.<Name>.
-for _cls in list(_BY_STATUS.values()) + [KernelTypeError, KernelSyntaxError]:
+for _cls in list(_BY_STATUS.values()) + [KernelTypeError, KernelSyntaxError, BufferExportError,
+                                          DeviceMismatchError,
+                                          ShapeError, DTypeError, BoundsError]:
     _cls.__module__ = "dpk"
 del _cls

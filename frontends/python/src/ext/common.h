@@ -32,6 +32,13 @@ private:
 /// Throws StatusError carrying dpk_last_error() when `status` is a failure.
 void check(dpk_status_t status, const char *what);
 
+/// Throws a DPK_ERROR_PARSE StatusError when a device filter holds a NUL character, which the
+/// C API (and every C string) would silently take as its end (init_policy.cpp).
+void checkFilterText(const std::string &filter);
+
+/// Tells the launch fast path which class is dpk's array (init_launch.cpp).
+void setLaunchArrayType(nb::handle type);
+
 void initErrors(nb::module_ &m);
 void initIr(nb::module_ &m);
 void initRuntime(nb::module_ &m);

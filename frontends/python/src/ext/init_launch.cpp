@@ -19,6 +19,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace dpk::py {
@@ -39,8 +40,55 @@ struct Plan {
 // Types registered by dpk at import: Range (a tuple subclass) and NdRange.
 PyObject *ndRangeType = nullptr;
 
+// dpk's Array class (registered by dpk.arrays): host arrays have the buffer protocol too, but a
+// launch takes them as dpk arrays (their own descriptor, device and signature).
+PyObject *arrayType = nullptr;
+
 bool isBufferLike(PyObject *o) {
-  return PyObject_CheckBuffer(o) && !PyBytes_Check(o) && !PyByteArray_Check(o);
+  return PyObject_CheckBuffer(o) && !(arrayType && PyObject_TypeCheck(o, (PyTypeObject *)arrayType));
+}
+
+/// Whether two elements of a strided view may share memory (strides and itemsize in one unit).
+/// Sorting the dimensions of more than one element by stride, each stride must step over
+/// everything the smaller ones span; this is the cheap test NumPy's ufuncs apply to outputs
+/// (solve_may_have_internal_overlap, max_work=1). It catches zero strides (np.broadcast_to) and
+/// overlapping as_strided views, and may also flag exotic interleaved strides whose elements
+/// happen not to meet.
+bool mayOverlap(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize) {
+  int64_t sorted[3];
+  int64_t extents[3];
+  int n = 0;
+  for (int d = 0; d < ndim && d < 3; ++d) {
+    if (shape[d] < 2)
+      continue;
+    sorted[n] = strides[d] < 0 ? -strides[d] : strides[d];
+    extents[n] = shape[d];
+    ++n;
+  }
+  for (int i = 1; i < n; ++i) { // insertion sort of at most three dimensions
+    for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; --j) {
+      std::swap(sorted[j - 1], sorted[j]);
+      std::swap(extents[j - 1], extents[j]);
+    }
+  }
+  int64_t span = itemsize;
+  for (int i = 0; i < n; ++i) {
+    if (sorted[i] < span)
+      return true;
+    span += sorted[i] * (extents[i] - 1);
+  }
+  return false;
+}
+
+bool mayOverlap(const Py_buffer &view) {
+  if (!view.strides || view.ndim < 1 || view.ndim > 3)
+    return false; // C-contiguous (or rejected later: more than 3 dimensions)
+  int64_t shape[3], strides[3];
+  for (int d = 0; d < view.ndim; ++d) {
+    shape[d] = view.shape[d];
+    strides[d] = view.strides[d];
+  }
+  return mayOverlap(view.ndim, shape, strides, view.itemsize);
 }
 
 /// Format character of a native-endian buffer element, or 0 for unsupported formats.
@@ -142,6 +190,12 @@ bool signatureOf(PyObject *o, std::string &key, Py_buffer *view, bool &haveView)
     key.push_back(view->ndim == 0 ? 'S' : 'A');
     key.push_back(f);
     key.push_back((char)('0' + view->ndim));
+    // Buffers a kernel must not write get keys of their own, so that their first launch with
+    // a kernel goes to Python, which rejects them for the parameters the kernel writes.
+    if (view->readonly)
+      key.push_back('r');
+    if (view->ndim > 0 && mayOverlap(*view))
+      key.push_back('o');
     return true;
   }
   // dpk device arrays and LocalAccessors describe themselves.
@@ -158,9 +212,11 @@ bool signatureOf(PyObject *o, std::string &key, Py_buffer *view, bool &haveView)
     return false;
   }
   key.push_back('O');
+  // A dpk array's signature already says "r" (read-only memory) and "o" (overlapping view),
+  // decided once from its fixed geometry (array_object.py), so its key needs no view read.
   key.append(text, (size_t)len);
+  Py_DECREF(sig); // `text` dies with it
   key.push_back(';');
-  Py_DECREF(sig);
   return true;
 }
 
@@ -365,6 +421,11 @@ nb::object Launcher::call(nb::handle range, nb::tuple args, nb::handle deps, boo
 
 } // namespace
 
+void setLaunchArrayType(nb::handle type) {
+  Py_XINCREF(type.ptr());
+  arrayType = type.ptr();
+}
+
 void initLaunch(nb::module_ &m) {
   m.def(
       "set_launch_types", [](nb::handle ndRange) {
@@ -379,14 +440,14 @@ void initLaunch(nb::module_ &m) {
           [](Launcher &l, nb::handle range, nb::tuple args, nb::handle deps, bool isAsync) {
             return l.call(range, args, deps, isAsync);
           },
-          "range"_a, "args"_a, "deps"_a.none(), "is_async"_a,
+          "range"_a.none(), "args"_a, "deps"_a.none(), "is_async"_a,
            "Launches; returns None (waited) or an Event (is_async).")
       .def(
           "pack_only",
           [](Launcher &l, nb::handle range, nb::tuple args) {
             return l.call(range, args, nb::none(), false, true);
           },
-          "range"_a, "args"_a,
+          "range"_a.none(), "args"_a,
           "Does a call's lookup and packing without launching (measures the frontend's share).")
       .def_prop_ro("plan_count", &Launcher::planCount)
       .def("clear", &Launcher::clear);

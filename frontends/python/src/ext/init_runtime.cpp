@@ -111,6 +111,7 @@ void initRuntime(nb::module_ &m) {
   m.def(
       "select_device",
       [](const std::string &filter) {
+        checkFilterText(filter);
         dpk_device_t h = nullptr;
         dpk_status_t status;
         {
@@ -121,7 +122,9 @@ void initRuntime(nb::module_ &m) {
         return new Device(h);
       },
       "filter"_a, nb::rv_policy::take_ownership,
-      "The best device for a dpctl-style filter string (\"\" = the policy's default).");
+      "The best device for a dpctl-style filter string (\"\" = the policy's default, which "
+      "falls back to the host when the policy allows it; a named filter that matches nothing "
+      "raises NoDeviceError listing the devices present).");
 
   nb::class_<Queue>(m, "Queue", "An in-order command queue of one device.")
       .def(
@@ -202,9 +205,24 @@ void initRuntime(nb::module_ &m) {
 
   m.def(
       "mem_alloc",
-      [](Device &device, int kind, size_t size) {
+      [](Device &device, int kind, nb::int_ size) {
+        // A Python int of any size: sizes no size_t holds are refused as such, not as a binding
+        // error ("incompatible function arguments").
+        size_t bytes = PyLong_AsSize_t(size.ptr());
+        if (bytes == (size_t)-1 && PyErr_Occurred()) {
+          bool negative = PyErr_ExceptionMatches(PyExc_OverflowError) &&
+                          PyObject_RichCompareBool(size.ptr(), nb::int_(0).ptr(), Py_LT) == 1;
+          PyErr_Clear();
+          std::string text = nb::cast<std::string>(nb::str(size));
+          if (negative)
+            throw StatusError(DPK_ERROR_INVALID_ARGUMENT,
+                              "cannot allocate a negative number of bytes (" + text + ")");
+          throw StatusError(DPK_ERROR_OUT_OF_DEVICE_MEMORY,
+                            "cannot allocate " + text + " bytes on " + device.info.filter_string +
+                                ": more than the address space holds");
+        }
         void *p = nullptr;
-        check(dpk_mem_alloc(&p, device.handle, (dpk_mem_kind_t)kind, size), "dpk_mem_alloc");
+        check(dpk_mem_alloc(&p, device.handle, (dpk_mem_kind_t)kind, bytes), "dpk_mem_alloc");
         return (uintptr_t)p;
       },
       "device"_a, "kind"_a, "size"_a);

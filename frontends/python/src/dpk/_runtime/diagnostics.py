@@ -2,7 +2,9 @@
 
 The level (1 = where each kernel ran and every fallback, 2 = plugins, policy, compiles and cache
 events, 3 = launches and copies, 4 = stage dumps) is set by the policy or the DPK_DIAGNOSTICS
-environment variable before the runtime starts; this module only listens.
+environment variable before the runtime starts; this module listens, and lets Python code emit
+records of its own through the same sink (``enabled``, ``emit``: the array layer's fusion groups
+and implicit copies).
 """
 
 from __future__ import annotations
@@ -55,3 +57,23 @@ def capture():
         yield records
     finally:
         remove_listener(records.append)
+
+
+# ---- records from Python ---------------------------------------------------------------------
+
+_enabled_levels = {}
+
+
+def enabled(level) -> bool:
+    """Whether the runtime produces records of `level` (fixed once the runtime has started, so
+    the answer is cached)."""
+    answer = _enabled_levels.get(level)
+    if answer is None:
+        answer = _enabled_levels[level] = bool(core().diagnostics_enabled(level))
+    return answer
+
+
+def emit(level, event, fields):
+    """Emits one record through the runtime's sink (same format and listeners as its own)."""
+    if enabled(level):
+        core().emit_diagnostic(level, event, fields)

@@ -1,8 +1,14 @@
-"""dpk arrays: the array object (memory on one dpk device, DLPack and
-``__cuda_array_interface__`` interchange) and its creation functions (array_object.py).
+"""The array programming model: the Python Array API standard (2024.12) as the ``dpk``
+namespace, with compute-follows-data and automatic fusion (docs/arrays.md).
 
-The room of the array programming model: the Array API namespace will grow here, one module per
-section of the standard, building its kernels through ``dpk._ir`` and launching them on
-``dpk._runtime``'s queues. It sits below ``dpk.kernels``, whose launches take dpk arrays, and
-never imports it (see tests/test_layering.py).
+One module per section of the standard, as array-api-strict is laid out: array_object.py
+(the array object and its operators), creation_functions.py, data_type_functions.py,
+elementwise_functions.py (generated from elementwise_table.py, the one table of elementwise
+functions), indexing_functions.py, linear_algebra_functions.py, manipulation_functions.py,
+searching_functions.py, statistical_functions.py, utility_functions.py, info.py, constants.py
+and dtypes.py. Below them the machinery every section uses: fusion.py (the expression graph and
+its elementwise kernels), reduction.py, scan.py, matmul.py, indexing.py, generated.py (building,
+caching and launching generated kernels) and memory.py (device buffers and their pool). Kernels
+are built through ``dpk._ir`` and launched on ``dpk._runtime``'s queues; this room sits below
+``dpk.kernels``, whose launches take dpk arrays, and never imports it (tests/test_layering.py).
 """

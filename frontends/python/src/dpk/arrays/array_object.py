@@ -1,7 +1,15 @@
-"""dpk device arrays: memory on one dpk device, with NumPy-style shape and dtype.
+"""dpk arrays: n-D strided views of memory on one dpk device, the Array API standard's array
+object.
 
-Arrays are C-contiguous. They follow compute-follows-data: a launch whose dpk arrays all live on
-one device runs there; for arrays of different devices see dpk.kernels.placement.
+An ``Array`` is either *materialized* (a view of a ``Buffer``: element offset, shape, strides in
+elements, 0 to any number of dimensions) or *lazy* (an expression-graph node of
+dpk.arrays.fusion that has not run yet; ``_materialize()`` runs it). Operators come from the
+elementwise table (elementwise_table.py) through ``elementwise()``, which checks devices (compute
+follows data: operands of different devices raise DeviceMismatchError), dtypes (the standard's
+categories and promotion, Python scalars weak) and shapes (broadcasting), then records the
+operation in the graph. Basic slicing returns views; integer-array and boolean-mask indexing
+run gather/scatter kernels (indexing.py).
+
 Interchange:
   - ``asnumpy()`` / ``np.asarray(a)`` copy to the host (zero-copy for arrays on the host device,
     which also export ``__array_interface__``); ``__dlpack__`` is zero-copy on the host (kDLCPU)
@@ -10,55 +18,45 @@ Interchange:
     CPU (through ``numpy.from_dlpack``, zero-copy into the host) and on CUDA devices (wrapped
     zero-copy on that dpk CUDA device), and objects with ``__cuda_array_interface__`` (wrapped
     zero-copy when the target is a CUDA device).
+NumPy arrays and scalars given to operators are converted: NumPy scalars (and 0-D arrays) become
+kernel parameters of their dtype; other NumPy arrays are copied to the device of the dpk operand
+(diagnostics level 3 reports an ``arrays.implicit_copy`` record). ``__array_ufunc__ = None``
+makes NumPy hand ``numpy_array + dpk_array`` to dpk.
 """
 
 from __future__ import annotations
 
-import weakref
+import builtins
+import functools
+import operator
+import sys
 
 import numpy as np
 
 from .._core_loader import core
-from .._errors import KernelTypeError, UnsupportedError
+from .._errors import (DeviceMismatchError, DTypeError, KernelTypeError, ShapeError,
+                       UnsupportedError)
 from .._ir.types import supported_dtype
+from .._runtime import diagnostics
 from .._runtime.devices import Device, get_current_device, get_devices, select_device
-
-_MEM_DEVICE = 1
+from . import dtypes as D
+from . import fusion, indexing, interchange
+from .elementwise_table import INPLACE, OPERATORS, REFLECTED, Row, resolve
+from .memory import Buffer, c_strides, is_c_contiguous, size_of
 
 # DLPack device types (dlpack.h DLDeviceType) dpk understands.
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 13
 
 
 def _c_strides(shape):
-    strides, step = [], 1
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= extent
-    return tuple(reversed(strides))
-
-
-def _free(ptr):
-    try:
-        core().mem_free(ptr)
-    except Exception:  # interpreter shutdown: the process frees everything anyway
-        pass
-
-
-class _HostExport:
-    """Exposes a host-device array's memory to NumPy without a copy (keeps the array alive)."""
-
-    def __init__(self, array):
-        self._array = array
-        self.__array_interface__ = {
-            "shape": array.shape, "typestr": array.dtype.str,
-            "data": (array._ptr, False), "strides": None, "version": 3,
-        }
+    return c_strides(shape)
 
 
 class Array:
-    """An n-D array (1 to 3 dimensions for kernels) in the memory of one dpk device."""
+    """An n-D array in the memory of one dpk device (kernels take 1 to 3 dimensions)."""
 
     _dpk_array = True
+    __array_ufunc__ = None  # NumPy's operators return NotImplemented: dpk's reflected run
 
     def __init__(self, shape, dtype, device=None, *, _ptr=None, _owner=None):
         if isinstance(shape, int):
@@ -67,18 +65,107 @@ class Array:
         self._dtype = np.dtype(dtype)
         if not supported_dtype(self._dtype):
             raise KernelTypeError(f"dtype {self._dtype} is not supported by dpk arrays")
+        if self._dtype in D.ALL:
+            self._dtype = D.normalize(self._dtype)
         self._device = device if isinstance(device, Device) else _target(device)
-        nbytes = max(1, self.nbytes)
-        if _ptr is None:
-            _ptr = core().mem_alloc(self._device._dev, _MEM_DEVICE, nbytes)
-            self._finalizer = weakref.finalize(self, _free, _ptr)
-        self._owner = _owner
-        self._ptr = _ptr
-        strides = _c_strides(self._shape)
-        self._dpk_view = (_ptr, len(self._shape), self._shape, strides)
-        self._dpk_sig = f"D{self._dtype.str}{len(self._shape)}@{self._device._dev.handle}"
+        self._base = Buffer(self._device, size_of(self._shape) * self._dtype.itemsize,
+                            ptr=_ptr, owner=_owner)
+        self._offset = 0
+        self._strides = c_strides(self._shape)
+        self._node = None
 
-    # ---- properties ---------------------------------------------------------------------------
+    @classmethod
+    def _view(cls, base, offset, shape, strides, dtype, device):
+        self = object.__new__(cls)
+        self._shape = tuple(shape)
+        self._dtype = dtype
+        self._device = device
+        self._base = base
+        self._offset = offset
+        self._strides = tuple(strides)
+        self._node = None
+        return self
+
+    @classmethod
+    def _lazy(cls, node):
+        self = object.__new__(cls)
+        self._shape = node.shape
+        self._dtype = node.dtype
+        self._device = node.device
+        self._base = None
+        self._offset = 0
+        self._strides = None
+        self._node = node
+        if fusion.enabled():
+            fusion.track(self)
+        else:
+            self._materialize()
+        return self
+
+    def _materialize(self):
+        """Runs the pending graph (if any); afterwards the array is a view of memory."""
+        node = self._node
+        if node is not None:
+            self._base = fusion.materialize(node)
+            self._offset = 0
+            self._strides = c_strides(self._shape)
+            self._node = None
+            fusion.untrack(self)
+        return self
+
+    def _as_node(self):
+        """The graph node standing for this array's value."""
+        if self._node is not None:
+            return self._node
+        return fusion.leaf(self._base, self._offset, self._shape, self._strides, self._dtype,
+                           self._device)
+
+    # ---- raw access: kernels, interchange ----------------------------------------------------
+    @property
+    def _ptr(self):
+        """The address of element 0 (materializes; lazy results reading this memory are
+        computed first, as whoever takes the address may write through it)."""
+        self._materialize()
+        fusion.flush_readers(self._base, keep=self)
+        return self._base.ptr + self._offset * self._dtype.itemsize
+
+    @property
+    def _owner(self):
+        self._materialize()
+        return self._base.owner
+
+    # The launch path reads _dpk_sig and _dpk_view for every array of every launch, so both are
+    # cached in the instance dict (functools.cached_property is a non-data descriptor: later
+    # reads run no Python). A materialized view's memory, shape and strides never change; the
+    # signature depends only on dtype, rank, device and the memory's read-only flag, and a lazy
+    # result materializes into fresh writable memory. The launch sites flush lazy results that
+    # read an argument's memory first (fusion.flush_arguments), since a kernel may write it.
+    @functools.cached_property
+    def _dpk_view(self):
+        """The kernel launch's view descriptor: (address, ndim, shape, strides in elements);
+        0-D arrays pass as one element."""
+        ptr = self._ptr
+        if not 0 <= len(self._shape) <= 3:
+            raise KernelTypeError(f"dpk arrays passed to kernels have 1 to 3 dimensions, not "
+                                  f"{len(self._shape)}")
+        if not self._shape:
+            return (ptr, 1, (1,), (1,))
+        return (ptr, len(self._shape), self._shape, self._strides)
+
+    @functools.cached_property
+    def _dpk_sig(self):
+        # "r": read-only memory, keyed apart so that launches writing it are refused (the
+        # launcher adds "o" itself for views whose elements overlap). Cached in the instance
+        # dict (a non-data descriptor): later launches read it without running Python.
+        # "o" (views whose elements overlap) is decided here too, once, from the fixed
+        # geometry, so the launcher's key needs no look at the view.
+        base = self._base
+        overlap = self._strides is not None and interchange.may_overlap(self._shape,
+                                                                        self._strides)
+        return (f"D{self._dtype.str}{max(len(self._shape), 1)}@{self._device._dev.handle}"
+                f"{'r' if base is not None and base.read_only else ''}{'o' if overlap else ''}")
+
+    # ---- properties -------------------------------------------------------------------------
     shape = property(lambda self: self._shape)
     dtype = property(lambda self: self._dtype)
     device = property(lambda self: self._device)
@@ -86,77 +173,156 @@ class Array:
 
     @property
     def size(self):
-        n = 1
-        for s in self._shape:
-            n *= s
-        return n
+        return size_of(self._shape)
 
     @property
     def nbytes(self):
         return self.size * self._dtype.itemsize
 
     @property
+    def itemsize(self):
+        return self._dtype.itemsize
+
+    @property
     def strides(self):
-        return tuple(s * self._dtype.itemsize for s in _c_strides(self._shape))
+        """Strides in bytes, as NumPy gives them."""
+        self._materialize()
+        return tuple(s * self._dtype.itemsize for s in self._strides)
+
+    @property
+    def T(self):
+        if self.ndim != 2:
+            raise ShapeError(f"x.T needs a 2-D array, not {self.ndim}-D (use x.mT or "
+                             "dpk.permute_dims for other ranks)")
+        return self._permuted((1, 0))
+
+    @property
+    def mT(self):
+        if self.ndim < 2:
+            raise ShapeError(f"x.mT needs at least 2 dimensions, not {self.ndim}")
+        axes = tuple(range(self.ndim - 2)) + (self.ndim - 1, self.ndim - 2)
+        return self._permuted(axes)
+
+    def _permuted(self, axes):
+        self._materialize()
+        return Array._view(self._base, self._offset, [self._shape[a] for a in axes],
+                           [self._strides[a] for a in axes], self._dtype, self._device)
 
     def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of a 0-D array")
         return self._shape[0]
 
+    def __iter__(self):
+        if self.ndim != 1:
+            raise TypeError(f"iteration is defined for 1-D arrays, not {self.ndim}-D")
+        return (self[i] for i in range(self._shape[0]))
+
     def __repr__(self):
-        return (f"dpk.Array(shape={self._shape}, dtype={self._dtype.name}, "
+        data = np.array2string(self.asnumpy(), separator=", ", prefix="dpk.Array(")
+        return (f"dpk.Array({data}, dtype={D.name(self._dtype)}, "
                 f"device={self._device.filter_string!r})")
+
+    def __str__(self):
+        return str(self.asnumpy())
+
+    def __array_namespace__(self, /, *, api_version=None):
+        if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12",
+                                                            "2024.12"):
+            raise ValueError(f"dpk implements the Array API standard 2024.12 (and earlier), "
+                             f"not {api_version!r}")
+        return sys.modules["dpk"]
+
+    # ---- conversion to Python -----------------------------------------------------------------
+    def _scalar(self, what):
+        if self.size != 1:
+            raise TypeError(f"{what}() of an array of shape {self._shape}: only arrays with one "
+                            "element convert to Python scalars")
+        return self.asnumpy().reshape(()).item()
+
+    def __bool__(self):
+        return builtins.bool(self._scalar("bool"))
+
+    def __int__(self):
+        value = self._scalar("int")
+        if isinstance(value, float) and (value != value or value in (float("inf"),
+                                                                     float("-inf"))):
+            raise (ValueError if value != value else OverflowError)(
+                f"cannot convert {value} to int")
+        return int(value)
+
+    def __float__(self):
+        return float(self._scalar("float"))
+
+    def __complex__(self):
+        return complex(self._scalar("complex"))
+
+    def __index__(self):
+        if self._dtype.kind not in "iu":
+            raise TypeError(f"only integer arrays can be used as an index, not "
+                            f"{D.name(self._dtype)}")
+        return int(self._scalar("index"))
 
     # ---- transfers ----------------------------------------------------------------------------
     def _copy_from_host(self, host):
-        host = np.ascontiguousarray(host, dtype=self._dtype)
+        host = np.asarray(host, dtype=self._dtype)
         if host.shape != self._shape:
-            raise ValueError(f"shape {host.shape} does not match the array's {self._shape}")
-        if self.nbytes:
-            self._device.queue.copy(self._ptr, host.ctypes.data, self.nbytes,
-                                    keepalive=host).wait()
+            host = np.broadcast_to(host, self._shape)
+        self._materialize()
+        fusion.flush_readers(self._base, keep=self)
+        if not self.nbytes:
+            return
+        if is_c_contiguous(self._shape, self._strides):
+            host = np.asarray(host, order="C")
+            dst = self._base.ptr + self._offset * self._dtype.itemsize
+            self._device.queue.copy(dst, host.ctypes.data, self.nbytes, keepalive=host).wait()
+            return
+        staged = asarray(host, device=self._device)
+        fusion.run(staged._as_node(), self._base, self._offset, self._shape, self._strides,
+                   self._dtype)
+
+    def _contiguous(self):
+        """This array, or a C-contiguous copy of it."""
+        self._materialize()
+        if is_c_contiguous(self._shape, self._strides):
+            return self
+        buf = fusion.materialize(self._as_node())
+        return Array._view(buf, 0, self._shape, c_strides(self._shape), self._dtype,
+                           self._device)
 
     def asnumpy(self) -> np.ndarray:
         """A NumPy copy of the data."""
+        src = self._contiguous()
         out = np.empty(self._shape, dtype=self._dtype)
         if self.nbytes:
-            self._device.queue.copy(out.ctypes.data, self._ptr, self.nbytes).wait()
+            ptr = src._base.ptr + src._offset * self._dtype.itemsize
+            self._device.queue.copy(out.ctypes.data, ptr, self.nbytes).wait()
         return out
 
+    # ---- interchange (interchange.py has the rules) -------------------------------------------
     def __array__(self, dtype=None, copy=None):
-        data = np.asarray(_HostExport(self)) if self._device.is_host else self.asnumpy()
-        return data if dtype is None else data.astype(dtype)
+        """NumPy 2's protocol: a view of host memory, else a copy; copy=False raises
+        (ValueError) when a copy is needed."""
+        return interchange.to_numpy(self, dtype, copy)
 
     @property
     def __array_interface__(self):
-        if not self._device.is_host:
-            raise AttributeError("__array_interface__ exists for host-device arrays only; use "
-                                 "asnumpy()")
-        return _HostExport(self).__array_interface__
+        """Host arrays only: their memory, zero-copy (read-only when the array is)."""
+        return interchange.array_interface(self)
 
-    def __dlpack__(self, stream=None, **kwargs):
-        """DLPack export: host arrays as kDLCPU (through NumPy), CUDA arrays as kDLCUDA over the
-        array's own memory (the capsule keeps the array alive). dpk waits for its own queue
-        before handing out the tensor, so ``stream`` needs no ordering from dpk's side."""
-        if self._device.is_host:
-            return np.asarray(_HostExport(self)).__dlpack__(
-                **({} if stream is None else {"stream": stream}))
-        if self._device.backend != "cuda":
-            raise UnsupportedError(f"__dlpack__ is offered for arrays on the host and CUDA "
-                                   f"devices; this one is on {self._device.filter_string}: "
-                                   "call asnumpy() first")
-        self._device.synchronize()
-        exported = core().dlpack_export(self._ptr, list(self._shape), self._dtype.str,
-                                        KDL_CUDA, self._device.ordinal, self)
-        # nanobind's exporter takes the standard keywords (max_version, dl_device, copy) and
-        # accepts `stream` without needing it: dpk's queue is idle at this point.
-        return exported.__dlpack__(**kwargs, **({} if stream is None else {"stream": stream}))
+    def __buffer__(self, flags, /):
+        """The buffer protocol (PEP 688) for host arrays: a memoryview of their memory."""
+        return interchange.buffer(self, flags)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack 1.0 export, as the Array API standard specifies it (interchange.py)."""
+        return interchange.export_dlpack(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
-        if self._device.backend == "cuda":
-            return (KDL_CUDA, self._device.ordinal)
-        return (KDL_CPU, 0)
+        """(DLPack device type, id): kDLCPU for the host, kDLCUDA, kDLOpenCL, kDLOneAPI."""
+        return interchange.dlpack_device(self)
 
-    def to_device(self, device) -> "Array":
+    def to_device(self, device, /, *, stream=None) -> "Array":
         """A copy on another device (the same array when it already lives there)."""
         target = select_device(device)
         if target is self._device:
@@ -164,13 +330,301 @@ class Array:
         return asarray(self.asnumpy(), device=target)
 
     def copy(self) -> "Array":
-        return asarray(self.asnumpy(), device=self._device)
+        """A C-contiguous copy on the same device."""
+        self._materialize()
+        buf = fusion.materialize(fusion.leaf(self._base, self._offset, self._shape,
+                                             self._strides, self._dtype, self._device))
+        return Array._view(buf, 0, self._shape, c_strides(self._shape), self._dtype,
+                           self._device)
+
+    # ---- indexing -----------------------------------------------------------------------------
+    def __getitem__(self, key):
+        return indexing.getitem(self, key, Array, asarray)
+
+    def __setitem__(self, key, value):
+        indexing.setitem(self, key, value, Array, asarray, elementwise_node)
+
+    # ---- matmul (the operators of the table are added below the class) ------------------------
+    def __matmul__(self, other):
+        return _matmul_hook[0](self, other)
+
+    def __rmatmul__(self, other):
+        return _matmul_hook[0](other, self)
+
+    def __imatmul__(self, other):
+        result = _matmul_hook[0](self, other)
+        if result.shape != self._shape:
+            raise ShapeError(f"x @= y: the result's shape {result.shape} is not x's "
+                             f"{self._shape}")
+        self[...] = result
+        return self
+
+    __hash__ = None
+
+
+# linear_algebra registers matmul here (it sits above this module).
+_matmul_hook = [None]
 
 
 def _target(device):
     """The device of a new array: `device`, else the current device_context's, else the
     policy's default."""
     return select_device(device) if device is not None else get_current_device()
+
+
+# ---- elementwise operations ------------------------------------------------------------------
+
+def common_device(what, arrays):
+    """The device of `arrays` (all must share one), else the current device."""
+    device = None
+    for a in arrays:
+        if device is None:
+            device = a._device
+        elif a._device is not device:
+            raise DeviceMismatchError(
+                f"{what}: operands live on different devices ({device.filter_string} and "
+                f"{a._device.filter_string}); compute follows data, so move one with "
+                f"x.to_device({device.filter_string!r}) first")
+    return device if device is not None else get_current_device()
+
+
+def broadcast_shapes(what, *shapes):
+    """The broadcast of `shapes`, or ShapeError naming the operation and the shapes."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, extent in enumerate(s):
+            j = ndim - len(s) + i
+            if extent == out[j] or extent == 1:
+                continue
+            if out[j] == 1:
+                out[j] = extent
+                continue
+            raise ShapeError(f"{what}: shapes {' and '.join(str(tuple(x)) for x in shapes)} do "
+                             "not broadcast")
+    return tuple(out)
+
+
+def _report_copy(what, nbytes, device):
+    diagnostics.emit(3, "arrays.implicit_copy", {
+        "operation": what, "from": "numpy", "to": device.filter_string, "bytes": nbytes})
+
+
+def _prepare(what, operands):
+    """(device, items) where each item is an Array, ("weak", python scalar) or ("strong",
+    value, dtype) for NumPy scalars; NumPy arrays are copied to the device."""
+    arrays = [o for o in operands if isinstance(o, Array)]
+    device = common_device(what, arrays)
+    items = []
+    for o in operands:
+        if isinstance(o, Array):
+            items.append(o)
+        elif D.is_python_scalar(o):
+            items.append(("weak", o))
+        elif isinstance(o, np.generic) or (isinstance(o, np.ndarray) and o.ndim == 0):
+            dtype = D.normalize(o.dtype)
+            items.append(("strong", o.item() if dtype.kind != "f" else float(o), dtype))
+        elif isinstance(o, np.ndarray):
+            _report_copy(what, o.nbytes, device)
+            items.append(asarray(o, device=device))
+        elif isinstance(o, complex):
+            raise UnsupportedError(f"{what}: complex scalars are not supported by dpk arrays yet")
+        else:
+            return device, None
+    return device, items
+
+
+def promote_items(what, items, device):
+    """The promoted dtype of arrays and strong scalars, then of the weak Python scalars."""
+    dtype = None
+    for it in items:
+        d = it._dtype if isinstance(it, Array) else it[2] if it[0] == "strong" else None
+        if d is not None:
+            dtype = d if dtype is None else D.promote(dtype, d)
+    for it in items:
+        if not isinstance(it, Array) and it[0] == "weak":
+            if dtype is None:
+                dtype = D.scalar_dtype(it[1], device)
+            else:
+                dtype = D.scalar_result(dtype, it[1], device)
+    return dtype
+
+
+def _node_of(item, dtype, device):
+    if isinstance(item, Array):
+        return fusion.cast(item._as_node(), dtype)
+    value = item[1]
+    if dtype.kind in "iu" and isinstance(value, builtins.bool) is False and \
+            isinstance(value, int):
+        D.check_int_range(value, dtype)
+    return fusion.scalar(value, dtype, device)
+
+
+_RESOLVED = {}
+
+
+def _resolve_cached(row, dtype, device):
+    key = (row.name, dtype, device.has_fp64)
+    found = _RESOLVED.get(key)
+    if found is None:
+        found = _RESOLVED[key] = resolve(row, dtype, device)
+    return found
+
+
+def _binary_fast(row, a, b):
+    """elementwise_node for the common binary cases (two arrays of one device and shape, or an
+    array and a Python int or float), or None for the general path. Same rules, less work:
+    a one-element ``x + 1`` is launch-bound."""
+    if row.name == "pow":
+        return None
+    ta, tb = type(a), type(b)
+    if ta is Array and tb is Array:
+        device = a._device
+        if b._device is not device or a._shape != b._shape:
+            return None
+        dtype = a._dtype if a._dtype is b._dtype else D.promote(a._dtype, b._dtype)
+        compute, result = _resolve_cached(row, dtype, device)
+        if not device.has_fp64 and (result == D.float64 or compute == D.float64):
+            return None
+        na = fusion.cast(a._as_node(), compute)
+        nb = fusion.cast(b._as_node(), compute)
+        return fusion.apply(row.name, [na, nb], result, a._shape)
+    if ta is Array and (tb is int or tb is float):
+        arr, value, first = a, b, True
+    elif tb is Array and (ta is int or ta is float):
+        arr, value, first = b, a, False
+    else:
+        return None
+    device = arr._device
+    dtype = D.scalar_result(arr._dtype, value, device)
+    compute, result = _resolve_cached(row, dtype, device)
+    if not device.has_fp64 and (result == D.float64 or compute == D.float64):
+        return None
+    if type(value) is int and compute.kind in "iu":
+        D.check_int_range(value, compute)
+    na = fusion.cast(arr._as_node(), compute)
+    nb = fusion.scalar(value, compute, device)
+    return fusion.apply(row.name, [na, nb] if first else [nb, na], result, arr._shape)
+
+
+def elementwise_node(row, operands, what=None):
+    """The graph node of `row` applied to `operands` (Arrays, Python/NumPy scalars, NumPy
+    arrays), or None when an operand is of a type dpk does not take."""
+    if len(operands) == 2:
+        node = _binary_fast(row, operands[0], operands[1])
+        if node is not None:
+            return node
+    what = what or f"{row.name}()"
+    device, items = _prepare(what, operands)
+    if items is None:
+        return None
+    if not any(isinstance(it, Array) or it[0] == "strong" for it in items) and \
+            row.name != "where":
+        raise TypeError(f"{what}: at least one operand must be an array")
+    shape = broadcast_shapes(what, *[it._shape if isinstance(it, Array) else ()
+                                     for it in items])
+    if row.name == "where":
+        cond, rest = items[0], items[1:]
+        dtype = promote_items(what, rest, device)
+        compute, result = dtype, dtype
+        nodes = [_node_of(cond, D.bool, device)] + [_node_of(it, compute, device)
+                                                     for it in rest]
+    else:
+        dtype = promote_items(what, items, device)
+        compute, result = resolve(row, dtype, device)
+        nodes = [_node_of(it, compute, device) for it in items]
+        special = _power_by_constant(row, items, nodes)
+        if special is not None:
+            return special
+    _check_device_dtype(what, device, result, compute)
+    return fusion.apply(row.name, nodes, result, shape)
+
+
+def _power_by_constant(row, items, nodes):
+    """``x ** 2`` as ``x * x`` and ``x ** 1`` as x (NumPy does the same; both exact, so the
+    result is the one pow gives), instead of a call of pow per element."""
+    if row.name != "pow" or isinstance(items[1], Array) or items[1][0] != "weak":
+        return None
+    exponent = items[1][1]
+    if isinstance(exponent, builtins.bool) or exponent not in (1, 2):
+        return None
+    base = nodes[0]
+    if exponent == 1:
+        return fusion.apply("positive", [base], base.dtype, base.shape)
+    return fusion.apply("square", [base], base.dtype, base.shape)
+
+
+def _check_device_dtype(what, device, *dtypes):
+    if device.has_fp64:
+        return
+    for d in dtypes:
+        if d == D.float64:
+            raise UnsupportedError(f"{what}: {device.filter_string} has no float64 support; "
+                                   "use float32")
+
+
+def elementwise(row, *operands, what=None):
+    node = elementwise_node(row, operands, what)
+    if node is None:
+        return NotImplemented
+    return Array._lazy(node)
+
+
+def _operator(row, op_name):
+    what = f"x.{op_name}(y)" if row.arity == 2 else f"x.{op_name}()"
+
+    if row.arity == 1:
+        def method(self):
+            return elementwise(row, self, what=what)
+    else:
+        def method(self, other):
+            return elementwise(row, self, other, what=what)
+    method.__name__ = op_name
+    method.__doc__ = f"The Array API's {op_name}: dpk.{row.name}."
+    return method
+
+
+def _reflected(row, op_name):
+    what = f"x.{op_name}(y)"
+
+    def method(self, other):
+        return elementwise(row, other, self, what=what)
+    method.__name__ = op_name
+    return method
+
+
+def _inplace(row, op_name):
+    what = f"x.{op_name}(y)"
+
+    def method(self, other):
+        self._materialize()
+        node = elementwise_node(row, (self, other), what)
+        if node is None:
+            return NotImplemented
+        if node.shape != self._shape:
+            raise ShapeError(f"{what}: the result's shape {node.shape} is not x's "
+                             f"{self._shape} (in-place operators do not change x's shape)")
+        if not D.can_cast(node.dtype, self._dtype) and not (
+                node.dtype.kind == self._dtype.kind or
+                (node.dtype.kind in "iu" and self._dtype.kind in "iu")):
+            raise DTypeError(f"{what}: the result would be {D.name(node.dtype)}, which x "
+                             f"({D.name(self._dtype)}) cannot hold")
+        indexing.assign(self, node)
+        return self
+    method.__name__ = op_name
+    return method
+
+
+for _name, _row in OPERATORS.items():
+    setattr(Array, _name, _operator(_row, _name))
+for _name, _row in REFLECTED.items():
+    setattr(Array, _name, _reflected(_row, _name))
+for _name, _row in INPLACE.items():
+    setattr(Array, _name, _inplace(_row, _name))
+Array.__hash__ = None
+del _name, _row
+
+WHERE_ROW = Row("where", 3, "any", "same")
 
 
 def _from_cuda_array_interface(obj, device, dtype):
@@ -194,59 +648,70 @@ def _from_cuda_array_interface(obj, device, dtype):
                                                                       target)
 
 
-def dlpack_device_of(obj):
-    """The producer's (DLPack device type, id); producers without __dlpack_device__ are CPU."""
-    query = getattr(obj, "__dlpack_device__", None)
-    if query is None:
-        return (KDL_CPU, 0)
-    kind, ident = query()
-    return (int(kind), int(ident))
-
-
-def cuda_device_for(ordinal, what):
-    """The dpk CUDA device whose CUDA ordinal is `ordinal`, or UnsupportedError saying why not."""
-    cuda = [d for d in get_devices() if d.backend == "cuda"]
-    for d in cuda:
-        if d.ordinal == ordinal:
-            return d
-    have = ", ".join(d.filter_string for d in cuda) or "none"
-    raise UnsupportedError(f"{what} lives on CUDA device {ordinal}, which dpk does not offer "
-                           f"(dpk's CUDA devices: {have}; the policy or DPK_DEVICE_SELECTOR may "
-                           "exclude them)")
+dlpack_device_of = interchange.dlpack_device_of
+cuda_device_for = interchange.cuda_device_for
 
 
 def _from_cuda_dlpack(obj, device, dtype):
     """Wraps a kDLCUDA producer's memory on its dpk CUDA device without copying (the dpk array
     holds the imported tensor, so the producer's memory stays valid); copies only when `device`
     names another device or `dtype` another type."""
-    kind, ordinal = dlpack_device_of(obj)
-    home = cuda_device_for(ordinal, f"this DLPack array (device type {kind})")
-    view = core().dlpack_import(obj)
-    if not view.typestr:
-        raise UnsupportedError("this DLPack array's element type has no NumPy equivalent")
-    adt = np.dtype(view.typestr)
-    shape = tuple(view.shape)
-    if tuple(view.strides) != _c_strides(shape):
-        raise UnsupportedError("only C-contiguous DLPack arrays are wrapped on CUDA devices")
-    arr = Array(shape if shape else (1,), adt, home, _ptr=int(view.ptr), _owner=view)
-    if device is not None and select_device(device) is not home:
+    arr = interchange.from_dlpack(obj, Array, asarray)
+    if device is not None and select_device(device) is not arr.device:
         arr = arr.to_device(device)
-    return arr if dtype is None or np.dtype(dtype) == adt else asarray(arr.asnumpy(), dtype,
-                                                                      arr.device)
+    return arr if dtype is None or np.dtype(dtype) == arr.dtype else asarray(arr.asnumpy(), dtype,
+                                                                            arr.device)
 
 
-def asarray(obj, dtype=None, device=None) -> Array:
+def _infer_host(obj, dtype, device):
+    """`obj` (Python scalars, nested sequences, NumPy arrays, buffers) as a NumPy array of a
+    dpk dtype: bool, the default integer, the default float of `device` unless `dtype`."""
+    if dtype is not None:
+        dtype = D.normalize(dtype)
+    if isinstance(obj, complex) or (isinstance(obj, np.ndarray) and obj.dtype.kind == "c"):
+        raise UnsupportedError("asarray(): complex data is not supported by dpk arrays yet")
+    if isinstance(obj, builtins.bool) or (isinstance(obj, int) and dtype is None):
+        if not isinstance(obj, builtins.bool) and not -(1 << 63) <= obj < (1 << 63):
+            raise OverflowError(f"asarray(): Python integer {obj} does not fit in int64")
+    try:
+        host = np.asarray(obj, dtype=dtype)
+    except OverflowError:
+        raise OverflowError(f"asarray(): a value of {obj!r} does not fit in "
+                            f"{D.name(dtype) if dtype is not None else 'int64'}") from None
+    if dtype is None:
+        if host.dtype == np.float64 and not _has_float_input_dtype(obj):
+            host = host.astype(D.default_float(device), copy=False)
+        elif host.dtype.kind == "c":
+            raise UnsupportedError("asarray(): complex data is not supported by dpk arrays yet")
+        elif host.dtype.kind in "US":
+            raise DTypeError(f"asarray(): strings are not array data ({host.dtype})")
+        elif host.dtype == object:
+            raise DTypeError("asarray(): could not make a numeric array of this object")
+    if not supported_dtype(host.dtype):
+        raise UnsupportedError(f"asarray(): dtype {host.dtype} is not supported by dpk arrays")
+    return host
+
+
+def _has_float_input_dtype(obj):
+    return isinstance(obj, (np.ndarray, np.generic)) and obj.dtype == np.float64
+
+
+def asarray(obj, /, dtype=None, device=None, copy=None) -> Array:
     """``obj`` as a dpk array on ``device`` (a filter string or Device; default: obj's own
     device for a dpk array, else the current device_context's device, else the policy's
-    choice)."""
+    choice). ``copy``: True always copies, False never does (ValueError when it would have
+    to), None copies when needed."""
     if isinstance(obj, Array):
-        if device is None or select_device(device) is obj.device:
-            if dtype is None or np.dtype(dtype) == obj.dtype:
-                return obj
-            return asarray(obj.asnumpy().astype(dtype), device=obj.device)
-        moved = obj.to_device(device)
-        return moved if dtype is None else asarray(moved, dtype)
-    foreign = not isinstance(obj, np.ndarray)
+        target = obj.device if device is None else select_device(device)
+        want = obj.dtype if dtype is None else D.normalize(dtype)
+        if target is obj.device and want == obj.dtype:
+            return obj.copy() if copy else obj
+        if copy is False:
+            raise ValueError("asarray(copy=False): the array would have to be copied (another "
+                             "device or dtype)")
+        moved = obj if want == obj.dtype else astype_array(obj, want)
+        return moved.to_device(target) if target is not obj.device else moved
+    foreign = not isinstance(obj, (np.ndarray, np.generic, list, tuple, int, float, complex))
     # DLPack before __cuda_array_interface__ (CuPy and PyTorch offer both): it names the device.
     if foreign and hasattr(obj, "__dlpack__") and \
             dlpack_device_of(obj)[0] in (KDL_CUDA, KDL_CUDA_MANAGED):
@@ -259,29 +724,99 @@ def asarray(obj, dtype=None, device=None) -> Array:
         except (RuntimeError, BufferError, TypeError) as exc:
             raise UnsupportedError(f"cannot import this DLPack producer on the host: {exc}") \
                 from None
-    host = np.ascontiguousarray(np.asarray(obj, dtype=dtype))
-    if host.ndim == 0:
-        host = host.reshape(1)
-    arr = Array(host.shape, host.dtype, _target(device))
+    target = _target(device)
+    host = _infer_host(obj, dtype, target)
+    if copy is False:
+        if not (target.is_host and isinstance(obj, np.ndarray) and host is obj):
+            raise ValueError("asarray(copy=False): the data must be copied to the device")
+        strides = [s // host.itemsize for s in host.strides]
+        base = Buffer(target, host.nbytes, ptr=host.ctypes.data, owner=host,
+                      read_only=not host.flags.writeable)
+        return Array._view(base, 0, host.shape, strides, D.normalize(host.dtype)
+                           if host.dtype in D.ALL else host.dtype, target)
+    host = np.asarray(host, order="C")  # keeps 0-D arrays 0-D
+    arr = Array(host.shape, host.dtype, target)
     arr._copy_from_host(host)
     return arr
 
 
-def empty(shape, dtype=np.float64, device=None) -> Array:
-    return Array(shape, dtype, _target(device))
+def from_dlpack(x, /, *, device=None, copy=None) -> Array:
+    """The Array API's ``from_dlpack``: zero-copy when the data can stay where it is (host
+    memory on the host device, CUDA memory on its dpk CUDA device), else a copy on ``device``;
+    ``copy=True`` always copies, ``copy=False`` never (BufferError). interchange.py says how."""
+    return interchange.from_dlpack(x, Array, asarray, device, copy)
 
 
-def zeros(shape, dtype=np.float64, device=None) -> Array:
-    arr = Array(shape, dtype, _target(device))
+def asnumpy(x, /):
+    """``dpk.asnumpy(x)``: a NumPy copy of x's data (NumPy values pass through)."""
+    if isinstance(x, Array):
+        return x.asnumpy()
+    return np.asarray(x)
+
+
+def astype_array(x, dtype):
+    """x converted to `dtype` (a new lazy array of the same device)."""
+    return Array._lazy(fusion.cast(x._as_node(), dtype))
+
+
+def empty(shape, dtype=None, device=None) -> Array:
+    target = _target(device)
+    return Array(_shape_arg(shape), D.normalize(dtype) if dtype is not None
+                 else D.default_float(target), target)
+
+
+def zeros(shape, dtype=None, device=None) -> Array:
+    arr = empty(shape, dtype, device)
     if arr.nbytes:
-        arr.device.queue.fill(arr._ptr, b"\0", arr.nbytes).wait()
+        arr.device.queue.fill(arr._base.ptr, b"\0", arr.nbytes).wait()
     return arr
 
 
-def ones(shape, dtype=np.float64, device=None) -> Array:
-    arr = Array(shape, dtype, _target(device))
-    arr._copy_from_host(np.ones(arr.shape, dtype=arr.dtype))
+def ones(shape, dtype=None, device=None) -> Array:
+    if dtype is None:
+        dtype = D.default_float(_target(device))
+    return full(shape, 1, dtype, device)
+
+
+def full(shape, fill_value, dtype=None, device=None) -> Array:
+    """An array of `shape` filled with `fill_value` (a Python scalar or 0-D array)."""
+    target = _target(device)
+    if isinstance(fill_value, Array):
+        if fill_value.ndim:
+            raise ShapeError("full(): fill_value must be a scalar or a 0-D array")
+        fill_value = fill_value._scalar("full")
+    if isinstance(fill_value, complex):
+        raise UnsupportedError("full(): complex fill values are not supported yet")
+    if dtype is None:
+        dtype = D.scalar_dtype(fill_value if not isinstance(fill_value, np.generic)
+                               else fill_value.item(), target)
+        if isinstance(fill_value, np.generic):
+            dtype = D.normalize(fill_value.dtype)
+    else:
+        dtype = D.normalize(dtype)
+    _check_device_dtype("full()", target, dtype)
+    arr = Array(_shape_arg(shape), dtype, target)
+    if arr.size:
+        value = fill_value.item() if isinstance(fill_value, np.generic) else fill_value
+        if dtype.kind in "iu" and isinstance(value, float):
+            value = int(value)
+        if dtype.kind in "iu" and not isinstance(value, builtins.bool):
+            D.check_int_range(int(value), dtype)
+        fusion.run(fusion.scalar(value, dtype, target), arr._base, 0, arr._shape,
+                   arr._strides, dtype)
     return arr
+
+
+def _shape_arg(shape):
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    try:
+        shape = tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"a shape is an int or a tuple of ints, not {shape!r}") from None
+    if any(s < 0 for s in shape):
+        raise ShapeError(f"negative dimensions are not allowed: {shape}")
+    return shape
 
 
 def devices_of(args):
@@ -291,3 +826,8 @@ def devices_of(args):
         if isinstance(a, Array) and a.device not in found:
             found.append(a.device)
     return found
+
+
+# Launches tell dpk arrays from other buffers by this class; the buffer protocol of host arrays
+# is __buffer__, the slot from Python 3.12 on (PEP 688), installed by the extension before.
+interchange.register_array_class(Array)

@@ -28,21 +28,24 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
-import os
 import threading
 import warnings
 import weakref
 
 import numpy as np
 
+from ..arrays import fusion as _fusion
 from .. import _core_loader
-from .._errors import DpkError, InvalidRangeError, KernelTypeError
+from .._errors import (DpkError, InvalidArgumentError, InvalidRangeError, KernelTypeError,
+                       NoDeviceError, PluginLoadError)
 from .._ir.types import BOOL, F64, I64, supported_dtype
 from .._ir.values import PointerArray, Scalar, ViewArray
 from .._runtime import devices as _devices
 from .._runtime.devices import select_device
+from .._runtime.launch import register_launch_types
 from .._runtime.policy import target_device
 from ..arrays.array_object import Array, devices_of
+from ..arrays.interchange import may_overlap
 from . import placement
 from .compiler.driver import compile_kernel
 from .functions import DeviceFunction, KernelFunction
@@ -51,14 +54,8 @@ from .kapi.work_items import (GROUP_NAMES, choose_local_size, implicit_item_note
                               item_annotation, refers_to, takes_item)
 from .subscript_launch import ConfiguredKernel, launch_range
 
-_launch_types_registered = False
-
-
 def _register_launch_types(core):
-    global _launch_types_registered
-    if not _launch_types_registered:
-        core.set_launch_types(NdRange)
-        _launch_types_registered = True
+    register_launch_types()  # NdRange derives from the registered NdRangeBase
 
 
 class _Compiled:
@@ -79,6 +76,42 @@ class _Compiled:
 def _arg_error(fn, index, arg, why):
     return KernelTypeError(f"argument {index + 1} of kernel {fn.__name__}() "
                            f"({type(arg).__name__}): {why}")
+
+
+def _write_hazard(arg):
+    """Why a kernel must not write `arg` (None when it may): read-only memory, or a view whose
+    elements share memory (a write to one would change others)."""
+    if isinstance(arg, Array):
+        base = arg._base
+        if base is not None and base.read_only:
+            return ("it is a read-only dpk array (its memory was lent read-only, by a read-only "
+                    "DLPack tensor or NumPy array)")
+        if arg._strides is not None and may_overlap(arg._shape, arg._strides):
+            return (f"its strides {arg.strides} make different elements of its shape "
+                    f"{arg.shape} share memory, so a write to one would change others")
+        return None
+    if isinstance(arg, np.ndarray):
+        read_only = None if arg.flags.writeable else "it is read-only (flags.writeable is False)"
+        shape, strides, itemsize = arg.shape, arg.strides, arg.itemsize
+    else:
+        try:
+            view = memoryview(arg)
+        except TypeError:
+            return None
+        read_only = None
+        if view.readonly:
+            read_only = ("it is an immutable bytes object" if isinstance(arg, bytes) else
+                         "its buffer is read-only (a read-only mmap, memoryview, ...)")
+        shape, strides, itemsize = view.shape, view.strides, view.itemsize
+    overlap = may_overlap(shape, strides, itemsize)
+    reasons = []
+    if read_only:
+        reasons.append(read_only)
+    if overlap:
+        reasons.append(f"its strides {tuple(strides)} (bytes) make different elements of its "
+                       f"shape {tuple(shape)} share memory (as np.broadcast_to and as_strided "
+                       "views do), so a write to one would change others")
+    return " and ".join(reasons) or None
 
 
 class _ContextMiss:
@@ -314,6 +347,44 @@ class KernelDispatcher(KernelFunction):
         names = self._params[offset:offset + nargs]
         return tuple(self._access.get(n) for n in names)
 
+    def _check_writes(self, args, written):
+        """InvalidArgumentError, before anything runs, for an argument the kernel writes that
+        must not be written (read-only memory, overlapping elements): on the host the write
+        would land in it, elsewhere it would be silently dropped."""
+        for i in sorted(written):
+            if i >= len(args):
+                continue
+            why = _write_hazard(args[i])
+            if why is None:
+                continue
+            offset = 1 if takes_item(self.py_func, len(args)) else 0
+            names = self._params[offset:]
+            name = f" ('{names[i]}')" if i < len(names) else ""
+            raise InvalidArgumentError(
+                f"kernel {self.__name__}(): argument {i + 1}{name} is written by the kernel, "
+                f"but {why}; pass a writable array that owns its elements (e.g. np.array(x))")
+
+    def _launch_on(self, device, index_range, args):
+        """Launches on the host `device` exactly, with no placement decision: the host fallback
+        of a launch whose data could not be staged on its own device (placement.py)."""
+        kind, ndim = self._index_kind(index_range)
+        values, kinds, key = self._type_args(args, kind)
+        plan = (self._specialize(kind, ndim, values, kinds, key).kernel, device.queue, kinds)
+        launcher = _core_loader.core().Launcher(lambda: lambda _range, _args: plan)
+        if _fusion._pending_refs:  # lazy results reading memory the kernel may write
+            _fusion.flush_arguments(args)
+        launcher.call(index_range, tuple(args), None, False)
+
+    def _bound_device(self):
+        """The device of ``@dpk.kernel(device=...)``. When no device matches, the policy's
+        fallback decides where the work runs (the host, with its warning), as for a launch."""
+        try:
+            return select_device(self._device)
+        except (NoDeviceError, PluginLoadError) as exc:
+            fallback = _core_loader.core().fallback_device(self.__name__, "", exc.status,
+                                                            str(exc))
+            return _devices._wrap(fallback)
+
     def _miss(self, index_range, args, context_device=None):
         if any(placement.is_foreign(a) for a in args):
             # Not cached (the fast path cannot key foreign objects): each launch imports them.
@@ -326,8 +397,9 @@ class KernelDispatcher(KernelFunction):
                                               context_device))
         values, kinds, key = self._type_args(args, kind)
         compiled = self._specialize(kind, ndim, values, kinds, key)
+        self._check_writes(args, compiled.written)
         found = devices_of(args)
-        bound = select_device(self._device) if self._device is not None else None
+        bound = self._bound_device() if self._device is not None else None
         # Misplaced: arrays of several devices, or arrays away from the kernel's bound device.
         migrate = len(found) > 1 or (bound is not None and found and found[0] is not bound)
         if migrate:
@@ -340,7 +412,9 @@ class KernelDispatcher(KernelFunction):
         elif context_device is not None:
             device = context_device
         else:
-            device = select_device(os.environ.get("DPK_DEVICE_SELECTOR") or None)
+            # The policy's default (DPK_DEVICE_SELECTOR included), which falls back to the host
+            # when nothing matches and the policy allows it.
+            device = select_device(None)
         self.stats["plans"] += 1
         if migrate or ("V" in kinds and not device.is_host):
             # weakref.proxy: the plan lives in the launcher, which the dispatcher owns.
@@ -355,6 +429,8 @@ def _grouped_launch(dispatcher, context_device, index_range, args, deps, is_asyn
     """Launches an OpenCL-style kernel that needs work-groups over an NdRange whose local size
     dpk chooses for the Range it was given."""
     nd_range = NdRange(Range(*index_range), choose_local_size(tuple(index_range)))
+    if _fusion._pending_refs:  # lazy results reading memory the kernel may write
+        _fusion.flush_arguments(args)
     return dispatcher._launcher_for(context_device).call(nd_range, tuple(args), deps, is_async)
 
 
@@ -465,13 +541,26 @@ def _context_launcher(kernel_obj):
     return kernel_obj._launcher or _launcher_of(kernel_obj)
 
 
+def _plain_tuple_error(index_range):
+    """numba-dpex's kapi takes a Range or an NdRange as the index space, never a bare tuple
+    (``kernel[(n,)]`` does take plain sizes); a tuple is most likely a forgotten Range."""
+    sizes = ", ".join(str(v) for v in index_range)
+    return KernelTypeError(f"call_kernel expects a dpk.Range or a dpk.NdRange as the index "
+                           f"space, not the tuple {index_range!r}: write dpk.Range({sizes}) "
+                           f"(kernel[{index_range!r}](...) launches over plain sizes)")
+
+
 def call_kernel(kernel, index_range, *kernel_args):
     """Compiles (once per argument signature) and runs ``kernel`` over ``index_range``; returns
     when it has finished."""
+    if type(index_range) is tuple:
+        raise _plain_tuple_error(index_range)
     try:
         stack = _devices._context.stack
         launcher = kernel._launcher_for(stack[-1]) if stack else \
             (kernel._launcher or _launcher_of(kernel))
+        if _fusion._pending_refs:  # lazy results reading memory the kernel may write
+            _fusion.flush_arguments(kernel_args)
         return launcher.call(index_range, kernel_args, None, False)
     except AttributeError:
         if not isinstance(kernel, KernelDispatcher):
@@ -485,12 +574,16 @@ def call_kernel(kernel, index_range, *kernel_args):
 def call_kernel_async(kernel, index_range, dependent_events, *kernel_args):
     """Submits ``kernel`` after ``dependent_events`` (a list of events, may be empty) and
     returns its Event at once. The arguments stay alive until the event completes."""
+    if type(index_range) is tuple:
+        raise _plain_tuple_error(index_range)
     # Events of launches that completed synchronously (copies to a device) need no waiting.
     deps = [e for e in dependent_events or ()
             if not isinstance(e, placement.DoneEvent)] or None
     try:
         if not isinstance(kernel, KernelDispatcher):
             _launcher_of(kernel)  # raises the KernelTypeError
+        if _fusion._pending_refs:  # lazy results reading memory the kernel may write
+            _fusion.flush_arguments(kernel_args)
         return _context_launcher(kernel).call(index_range, kernel_args, deps, True)
     except DpkError as exc:
         raise exc.with_traceback(None) from None

@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..arrays import fusion as _fusion
 from .._core_loader import core
-from .._errors import DpkError, PlacementError, UnsupportedError
+from .._errors import DpkError, OutOfMemoryError, PlacementError, UnsupportedError
+from .._runtime import devices as _devices
 from .._runtime.devices import context_device, get_devices
 from .._runtime.policy import mixed_devices_mode
 from ..arrays.array_object import (KDL_CUDA, KDL_CUDA_MANAGED, Array, asarray, dlpack_device_of,
@@ -76,25 +78,19 @@ def staged_launch(dispatcher, target, kinds, written, kernel_name, access, index
     Synchronous: the copies back need the results."""
     for event in deps or ():
         event.wait()  # the copies below must see the work the caller ordered before the launch
-    staged = []
-    copies = {}  # id -> (index, original, copy): an array passed twice is copied once
-    for i, (a, k) in enumerate(zip(args, kinds)):
-        needs_copy = (k == "V" and not target.is_host) or (k == "D" and a.device is not target)
-        if not needs_copy:
-            staged.append(a)
-            continue
-        if id(a) not in copies:
-            if k == "V":
-                host = np.asarray(a)
-                if access and access[i] == "write_only":
-                    moved = empty(host.shape, host.dtype, device=target)
-                else:
-                    moved = asarray(host, device=target)
-            else:
-                moved = a.to_device(target)
-                _report(kernel_name, i, a, a.device, target, "to_target")
-            copies[id(a)] = (i, a, moved)
-        staged.append(copies[id(a)][2])
+    try:
+        staged, copies = _stage(target, kinds, kernel_name, access, args)
+    except OutOfMemoryError as exc:
+        # Staging is part of the launch: out of memory there is the policy's out_of_memory
+        # failure, which may send the kernel to the host (with its warning) like the core's own.
+        if target.is_host:
+            raise
+        host = _devices._wrap(core().fallback_device(kernel_name, target.filter_string,
+                                                     exc.status, str(exc)))
+        _host_fallback(dispatcher, host, written, index_range, args)
+        return DoneEvent() if is_async else None
+    if _fusion._pending_refs:  # lazy results reading memory the kernel may write
+        _fusion.flush_arguments(staged)
     dispatcher._launcher_for(target).call(index_range, tuple(staged), None, False)
     written_ids = {id(args[i]) for i in written
                    if not (kinds[i] == "V" and access and access[i] == "read_only")}
@@ -105,10 +101,50 @@ def staged_launch(dispatcher, target, kinds, written, kernel_name, access, index
             original._copy_from_host(moved.asnumpy())
             _report(kernel_name, i, original, target, original.device, "back")
         else:
-            host = np.asarray(original)
+            host = _numpy_view(original)
             if host.flags.writeable:
                 host[...] = moved.asnumpy()
     return DoneEvent() if is_async else None
+
+
+def _numpy_view(buffer):
+    """A NumPy view of a buffer argument (bytes and bytearray as uint8, not as strings)."""
+    return buffer if isinstance(buffer, np.ndarray) else np.asarray(memoryview(buffer))
+
+
+def _host_fallback(dispatcher, host, written, index_range, args):
+    """Runs a launch on the host device: NumPy arrays in place, dpk arrays of other devices
+    copied there and, when written, back."""
+    moved = [a.to_device(host) if isinstance(a, Array) and a.device is not host else a
+             for a in args]
+    dispatcher._launch_on(host, index_range, moved)
+    for i in written:
+        if moved[i] is not args[i]:
+            args[i]._copy_from_host(moved[i].asnumpy())
+
+
+def _stage(target, kinds, kernel_name, access, args):
+    """(staged arguments, copies) of a launch on `target`: see staged_launch."""
+    staged = []
+    copies = {}  # id -> (index, original, copy): an array passed twice is copied once
+    for i, (a, k) in enumerate(zip(args, kinds)):
+        needs_copy = (k == "V" and not target.is_host) or (k == "D" and a.device is not target)
+        if not needs_copy:
+            staged.append(a)
+            continue
+        if id(a) not in copies:
+            if k == "V":
+                host = _numpy_view(a)
+                if access and access[i] == "write_only":
+                    moved = empty(host.shape, host.dtype, device=target)
+                else:
+                    moved = asarray(host, device=target)
+            else:
+                moved = a.to_device(target)
+                _report(kernel_name, i, a, a.device, target, "to_target")
+            copies[id(a)] = (i, a, moved)
+        staged.append(copies[id(a)][2])
+    return staged, copies
 
 
 # ---- foreign arrays --------------------------------------------------------------------------
@@ -144,4 +180,6 @@ def importing_launch(dispatcher, index_range, args, deps, is_async):
     """Imports the foreign arguments, then launches as if dpk or NumPy arrays had been given
     (the foreign objects stay alive through the imported arrays that own them)."""
     imported = tuple(import_foreign(a) if is_foreign(a) else a for a in args)
+    if _fusion._pending_refs:  # lazy results reading memory the kernel may write
+        _fusion.flush_arguments(imported)
     return dispatcher._launcher_for(context_device()).call(index_range, imported, deps, is_async)

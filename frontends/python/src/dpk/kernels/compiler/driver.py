@@ -46,9 +46,10 @@ def _describe_key(value):
 
 
 class _DeviceSpec:
-    def __init__(self, mangled, hints):
+    def __init__(self, mangled, hints, written):
         self.mangled = mangled
         self.hints = hints
+        self.written = written  # indices of the array parameters the function may write
         self.emitted = False
 
 
@@ -73,6 +74,9 @@ class CompileContext:
         return name
 
     def converge(self, source, mangled, arg_values, is_kernel):
+        """(type hints, written): the variable types once they settle, and the indices of the
+        array parameters the function may write (its stores, atomics and the writes of the
+        device functions it calls)."""
         hints = {}
         for _ in range(MAX_PASSES):
             module = self.core.Module()
@@ -81,7 +85,7 @@ class CompileContext:
             gen.final = False
             gen.generate()
             if not gen.retry:
-                return hints
+                return hints, frozenset(gen.written - {-1})
         raise CompileError(f"the variable types of {source.name}() did not settle after "
                            f"{MAX_PASSES} passes (a dpk bug: please report it)")
 
@@ -105,12 +109,14 @@ class CompileContext:
                 dtype = np.dtype(a.dtype)
                 params.append(Scalar(None, dtype, a.weak))
             elif isinstance(a, ViewArray):
-                params.append(ViewArray(None, a.dtype, a.ndim))
+                # `param` is the position here, so the function's own stores say which of its
+                # parameters it writes (spec.written).
+                params.append(ViewArray(None, a.dtype, a.ndim, len(params)))
             elif isinstance(a, PointerArray):
                 params.append(PointerArray(None, a.dtype, a.shape, a.space))
             elif isinstance(a, StridedArray):
                 params.append(StridedArray(None, a.dtype, [None] * a.ndim, [None] * a.ndim,
-                                           a.space))
+                                           a.space, len(params)))
             elif isinstance(a, IndexSpace):
                 params.append(IndexSpace(a.kind, a.ndim))
             elif isinstance(a, Const):
@@ -130,7 +136,7 @@ class CompileContext:
             self.in_progress.add(key)
             try:
                 mangled = self.unique_name(source.name)
-                spec = _DeviceSpec(mangled, self.converge(source, mangled, params, False))
+                spec = _DeviceSpec(mangled, *self.converge(source, mangled, params, False))
             finally:
                 self.in_progress.discard(key)
             self.specs[key] = spec
@@ -141,8 +147,8 @@ class CompileContext:
                 self.emit(source, spec.mangled, params, False, spec.hints)
             finally:
                 self.in_progress.discard(key)
-        for a in args:  # a device function may write any array it is given
-            if isinstance(a, (ViewArray, StridedArray)):
+        for position, a in enumerate(args):  # the arrays the function writes are written
+            if position in spec.written and isinstance(a, (ViewArray, StridedArray)):
                 gen.written.add(a.param)
         ir_args = []
         for a, p in zip(args, params):
@@ -180,7 +186,7 @@ def compile_kernel(pyfunc, index_kind, ndim, arg_values, name=None, with_item=Tr
     for i, v in enumerate(arg_values):
         values.append(ViewArray(v.ir, v.dtype, v.ndim, i) if isinstance(v, ViewArray) else v)
     mangled = ctx.unique_name(name or source.name)
-    hints = ctx.converge(source, mangled, values, True)
+    hints, _ = ctx.converge(source, mangled, values, True)
     gen = ctx.emit(source, mangled, values, True, hints)
     text = None
     if getattr(ctx.core, "HAVE_VERIFIER", False):

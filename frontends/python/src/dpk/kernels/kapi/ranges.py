@@ -8,6 +8,7 @@ from __future__ import annotations
 import operator
 
 from ..._errors import InvalidRangeError
+from ..._runtime.launch import NdRangeBase
 
 
 def _as_extent(value, what):
@@ -15,13 +16,14 @@ def _as_extent(value, what):
         extent = operator.index(value)
     except TypeError:
         raise TypeError(f"{what} of a Range must be an int, not {type(value).__name__}") from None
-    if extent < 1:
-        raise InvalidRangeError(f"{what} of a Range must be positive, got {extent}")
+    if extent < 0:
+        raise InvalidRangeError(f"{what} of a Range must not be negative, got {extent}")
     return extent
 
 
 class Range(tuple):
-    """A 1, 2 or 3 dimensional index space (``sycl::range``); a tuple of ints."""
+    """A 1, 2 or 3 dimensional index space (``sycl::range``); a tuple of ints. An extent of 0
+    makes an empty index space: a launch over it runs no work-item (as in SYCL and kapi)."""
 
     UNDEFINED_DIMENSION = -1
 
@@ -77,14 +79,14 @@ def _as_range(value, what):
         raise TypeError(f"NdRange {what} must be a Range or an iterable of ints ({exc})") from None
 
 
-class NdRange:
+class NdRange(NdRangeBase):
     """A global range split into work-groups of ``local_size`` (``sycl::nd_range``).
 
     Raises InvalidRangeError (a ValueError) when the ranks differ or a local extent does not
-    divide the global one.
+    divide the global one. Its base is the type the launch fast path knows (dpk._runtime.launch).
     """
 
-    __slots__ = ("_global_range", "_local_range")
+    __slots__ = ()
 
     def __init__(self, global_size, local_size):
         self._global_range = _as_range(global_size, "global_size")
@@ -94,6 +96,9 @@ class NdRange:
                 f"NdRange: the global range has {len(self._global_range)} dimensions but the "
                 f"local range has {len(self._local_range)}")
         for dim, (g, l) in enumerate(zip(self._global_range, self._local_range)):
+            if l < 1:
+                raise InvalidRangeError(f"NdRange: the local size of dimension {dim} is {l}; a "
+                                        "work-group has at least one work-item per dimension")
             if g % l != 0:
                 raise InvalidRangeError(
                     f"NdRange: in dimension {dim} the local size {l} does not divide the global "

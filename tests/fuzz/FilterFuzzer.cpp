@@ -1,11 +1,13 @@
-// FilterFuzzer.cpp - libFuzzer target for the device filter parser (built with -DDPK_FUZZ=ON and
-// clang; run by scripts/fuzz-filter.sh). Besides "no crash, no sanitizer report" it checks the
-// parser's promises on every input:
+// FilterFuzzer.cpp - fuzz target for the device filter parser (tests/fuzz/README.md: libFuzzer
+// with -DDPK_FUZZ=ON, scripts/fuzz.sh; a replay of the corpus otherwise). Besides "no crash, no
+// sanitizer report" it checks the parser's promises on every input:
 //  - a parsed filter prints canonically, and the canonical text parses to the same filter;
 //  - an error is DPK_ERROR_PARSE, names a column inside the text (or just past it) and puts the
 //    caret under that column;
 //  - backendMayMatch never says "no" for a backend whose device rankDevices finds eligible (a
 //    plugin skipped before dlopen must really be unusable).
+#include "FuzzSupport.h"
+
 #include "policy/DeviceFilter.h"
 
 #include <cstdint>
@@ -18,10 +20,7 @@ using namespace dpk::policy;
 namespace {
 
 void check(bool condition, const char *what, const std::string &input) {
-  if (condition)
-    return;
-  std::fprintf(stderr, "fuzz_filter: %s for input '%s'\n", what, input.c_str());
-  std::abort();
+  dpk::fuzz::check(condition, what, input);
 }
 
 const std::vector<DeviceIdentity> &sampleDevices() {

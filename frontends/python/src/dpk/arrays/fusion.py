@@ -1,0 +1,530 @@
+"""Automatic fusion: elementwise operations record an expression graph; one kernel computes it.
+
+An elementwise operation on dpk arrays does not run: it returns a *lazy* array holding a
+``Node`` of a small DAG whose leaves are views of device memory (``leaf``) and scalars
+(``scalar``, passed to the kernel as parameters, so a new value does not make a new kernel), and
+whose inner nodes are rows of the elementwise table (dpk.arrays.elementwise_table) or ``cast``.
+The graph is *materialized* — generated into one kernel that reads every leaf once and writes
+the result — when a value is needed: a reduction (which consumes the graph in its own kernel,
+dpk.arrays.reduction), a non-elementwise operation, indexing, conversion (NumPy, ``bool()``,
+``float()``, printing), DLPack export, a kernel launch taking the array, or a write into memory
+the graph reads (``flush_readers``: in-place operators, ``__setitem__``). A graph that grows past
+``MAX_NODES`` nodes or ``MAX_LEAVES`` leaves materializes its biggest operand first.
+
+Generated kernels are cached by the graph's shape (ops, dtypes, which leaves are shared), the
+stride class of every operand in every dimension after merging dimensions that all operands step
+through together (0: broadcast, 1: contiguous, x: strided) and the rank: a Python loop over the
+same expression builds its kernel once, whatever the sizes and scalar values.
+
+``DPK_FUSION=0`` (or ``set_enabled(False)``) turns fusion off: every operation materializes at
+once, one kernel each (results are the same: integer and exact operations bit for bit, floating
+point within the FMA contractions the compilers may make). Diagnostics level 2 lists every
+fusion group (``arrays.fusion`` records: the ops, the source lines that built them, the kernel).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import weakref
+
+import numpy as np
+
+from .._ir import builder as B
+from .._ir import scalar_ops
+from .._runtime import diagnostics
+from . import dtypes as D
+from . import generated as G
+from .memory import Buffer, broadcast_strides, c_strides, collapse, size_of
+
+MAX_NODES = 48
+MAX_LEAVES = 10
+MAX_ARGS = 64
+
+_enabled = os.environ.get("DPK_FUSION", "1").strip().lower() not in ("0", "off", "false", "no")
+_pending = weakref.WeakValueDictionary()  # id -> lazy array not yet materialized
+# Its plain dict, for the launch path's emptiness test (a WeakValueDictionary's len() is Python
+# code: 0.3 us per array per launch).
+_pending_refs = _pending.data
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def enabled() -> bool:
+    return _enabled
+
+
+def set_enabled(flag):
+    """Turns fusion on or off for this process (``DPK_FUSION=0`` at start-up turns it off)."""
+    global _enabled
+    _enabled = bool(flag)
+
+
+class Node:
+    """A node of the expression graph. ``op`` is "leaf" (a view: buffer, offset, strides),
+    "scalar" (value, carrier), "cast", or a row name of the elementwise table."""
+
+    __slots__ = ("op", "args", "dtype", "shape", "device", "buffer", "offset", "strides",
+                 "value", "carrier", "result", "count", "nleaves", "bases", "where",
+                 "__weakref__")
+
+    def __init__(self, op, args, dtype, shape, device):
+        self.op = op
+        self.args = args
+        self.dtype = dtype
+        self.shape = shape
+        self.device = device
+        self.buffer = None
+        self.offset = 0
+        self.strides = None
+        self.value = None
+        self.carrier = None
+        self.result = None
+        self.where = None
+        if args:
+            count, nleaves, bases = 1, 0, ()
+            for a in args:
+                count += a.count
+                nleaves += a.nleaves
+                for buf in a.bases:
+                    if not any(buf is x for x in bases):
+                        bases += (buf,)
+            self.count = count
+            self.nleaves = nleaves
+            self.bases = bases
+        else:
+            self.count = 1
+            self.nleaves = 0
+            self.bases = ()
+
+
+def leaf(buffer, offset, shape, strides, dtype, device):
+    node = Node("leaf", (), dtype, tuple(shape), device)
+    node.buffer = buffer
+    node.offset = offset
+    node.strides = tuple(strides)
+    node.nleaves = 1
+    node.bases = (buffer,)
+    return node
+
+
+def iota(shape, strides, device):
+    """A leaf without memory: element i is Σ index_d * strides[d] (int64): the flat C index
+    for C strides, the index along one axis for a unit stride there and zeros elsewhere."""
+    node = Node("iota", (), D.int64, tuple(shape), device)
+    node.strides = tuple(strides)
+    node.nleaves = 1
+    return node
+
+
+def _carrier(value, dtype):
+    if isinstance(value, (bool, np.bool_)):
+        return "b", bool(value)
+    if isinstance(value, (int, np.integer)):
+        value = int(value)
+        if -(1 << 63) <= value < (1 << 63):
+            return "i", value
+        if dtype == D.uint64 and 0 <= value < (1 << 64):
+            return "i", value - (1 << 64)
+        return "f", float(value)
+    return "f", float(value)
+
+
+def scalar(value, dtype, device):
+    node = Node("scalar", (), dtype, (), device)
+    node.carrier, node.value = _carrier(value, dtype)
+    return node
+
+
+def cast(node, dtype):
+    if node.dtype == dtype:
+        return node
+    if node.op == "scalar":
+        out = Node("scalar", (), dtype, (), node.device)
+        out.carrier, out.value = node.carrier, node.value
+        return out
+    return apply("cast", [node], dtype, node.shape)
+
+
+def apply(op, args, dtype, shape):
+    """A new graph node `op` of `args` (nodes), bounded in size: an operand that would make the
+    graph too large is materialized first."""
+    while True:
+        count, leaves = 1, 0
+        for a in args:
+            count += a.count
+            leaves += a.nleaves
+        if count <= MAX_NODES and leaves <= MAX_LEAVES:
+            break
+        biggest = max((a for a in args if a.op not in ("leaf", "scalar", "iota")),
+                      key=lambda a: (a.nleaves, a.count), default=None)
+        if biggest is None:
+            break
+        args = [result_leaf(a) if a is biggest else a for a in args]
+    node = Node(op, list(args), dtype, tuple(shape), args[0].device)
+    if diagnostics.enabled(2):
+        node.where = _user_frame()
+    return node
+
+
+def _user_frame():
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if not os.path.abspath(path).startswith(_PACKAGE_DIR):
+            return f"{path}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "?"
+
+
+# ---- lazy arrays ------------------------------------------------------------------------------
+
+def track(array):
+    """Registers a lazy array (for flush_readers)."""
+    _pending[id(array)] = array
+
+
+def untrack(array):
+    _pending.pop(id(array), None)
+
+
+def flush_readers(buffer, keep=None):
+    """Materializes every lazy array whose graph reads `buffer`, before something writes it
+    (so no lazy result observes a later value). `keep` is not materialized."""
+    if not _pending:
+        return
+    for arr in list(_pending.values()):
+        node = arr._node
+        if arr is keep or node is None:
+            continue
+        if any(b is buffer for b in node.bases):
+            arr._materialize()
+
+
+def flush_arguments(args):
+    """Before a kernel launch: materializes the lazy results that read memory of a dpk array
+    among `args` (the kernel may write it). Call sites test `_pending_refs` first, so a launch
+    with nothing lazy pays one dict test."""
+    for arg in args:
+        base = getattr(arg, "_base", None)
+        if base is not None and getattr(arg, "_node", 0) is None:
+            flush_readers(base, keep=arg)
+
+
+def pending_count():
+    return len(_pending)
+
+
+# ---- materialization ----------------------------------------------------------------------------
+
+def result_leaf(node):
+    """`node` as a leaf of its materialized value."""
+    if node.op in ("leaf", "scalar", "iota"):
+        return node
+    buf = materialize(node)
+    return leaf(buf, 0, node.shape, c_strides(node.shape), node.dtype, node.device)
+
+
+def materialize(node):
+    """Runs the graph of `node` as one kernel into new C-contiguous memory; returns the Buffer
+    (cached on the node: graphs sharing it compute it once)."""
+    if node.result is not None:
+        return node.result
+    device = node.device
+    n = size_of(node.shape)
+    buf = Buffer(device, n * node.dtype.itemsize)
+    if n:
+        run(node, buf, 0, node.shape, c_strides(node.shape), node.dtype)
+    node.result = buf
+    return buf
+
+
+class Plan:
+    """The DAG below a root as a list of entries in evaluation order, with its leaves (unique
+    views) and scalars numbered; ``key`` describes it without sizes or values."""
+
+    def __init__(self, root):
+        self.entries = []
+        self.leaves = []
+        self.scalars = []
+        self.ops = []
+        self.where = []
+        self._index = {}
+        self._leaf_index = {}
+        self.root = self._visit(root)
+        self.key = tuple(self.entries)
+
+    def _visit(self, node):
+        index = self._index
+        nid = id(node)
+        found = index.get(nid)
+        if found is not None:
+            return found
+        op = node.op
+        if op == "scalar":
+            self.scalars.append(node)
+            entry = ("S", len(self.scalars) - 1, node.carrier, node.dtype.char)
+        elif op == "iota":
+            vkey = ("iota", node.strides, node.shape)
+            li = self._leaf_index.get(vkey)
+            if li is None:
+                li = self._leaf_index[vkey] = len(self.leaves)
+                self.leaves.append(node)
+            entry = ("I", li, "q")
+        elif op == "leaf" or node.result is not None:
+            if op != "leaf":
+                node = leaf(node.result, 0, node.shape, c_strides(node.shape), node.dtype,
+                            node.device)
+            vkey = (id(node.buffer), node.offset, node.strides, node.shape, node.dtype)
+            li = self._leaf_index.get(vkey)
+            if li is None:
+                li = self._leaf_index[vkey] = len(self.leaves)
+                self.leaves.append(node)
+            entry = ("L", li, node.dtype.char)
+        else:
+            children = tuple([self._visit(a) for a in node.args])
+            entry = (op, node.dtype.char) + children
+            self.ops.append(op)
+            if node.where:
+                self.where.append(node.where)
+        entries = self.entries
+        entries.append(entry)
+        position = index[nid] = len(entries) - 1
+        return position
+
+    def emit(self, kb, load_leaf, scalar_param):
+        """IR value of the root: ``load_leaf(i, dtype)`` loads leaf i at the current element,
+        ``scalar_param(i)`` is scalar i's parameter index."""
+        b = kb.b
+        values, dtypes = [], []
+        for entry in self.entries:
+            tag = entry[0]
+            if tag == "L" or tag == "I":
+                dtype = np.dtype(entry[2])
+                values.append(load_leaf(entry[1], dtype))
+            elif tag == "S":
+                dtype = np.dtype(entry[3])
+                values.append(kb.scalar_value(scalar_param(entry[1]), dtype))
+            elif tag == "cast":
+                dtype = np.dtype(entry[1])
+                src = entry[2]
+                values.append(B.convert(b, values[src], dtypes[src], dtype))
+            else:
+                dtype = np.dtype(entry[1])
+                kids = entry[2:]
+                operand_dtype = dtypes[kids[-1]]
+                values.append(scalar_ops.EMITTERS[tag](b, operand_dtype,
+                                                       *[values[k] for k in kids]))
+            dtypes.append(dtype)
+        return values[self.root], dtypes[self.root]
+
+
+def leaf_args(plan, device):
+    """The launch arguments of the plan's leaves that have memory."""
+    return [G.ViewArg(lf.buffer.ptr + lf.offset * lf.dtype.itemsize, device)
+            for lf in plan.leaves if lf.op != "iota"]
+
+
+def leaf_views(kb, plan):
+    """Declares a view parameter per leaf with memory; None for iota leaves."""
+    return [kb.view(lf.dtype, "in") if lf.op != "iota" else None for lf in plan.leaves]
+
+
+def load_leaf_at(kb, view, dtype, offset):
+    """Leaf value at `offset`: a load, or for an iota leaf the offset itself."""
+    if view is None:
+        return offset
+    return kb.load(kb.ptr(view), offset)
+
+
+def _sig(strides):
+    return "".join("0" if s == 0 else "1" if s == 1 else "x" for s in strides)
+
+
+def run(node, out_buf, out_offset, out_shape, out_strides, out_dtype):
+    """Computes `node` (broadcast to out_shape) into the view (out_buf, out_offset, out_shape,
+    out_strides) of dtype out_dtype, in one kernel."""
+    out_shape = tuple(out_shape)
+    out_strides = tuple(out_strides)
+    device = node.device
+    while True:
+        plan = Plan(node)
+        leaves = plan.leaves
+        contiguous = out_strides == c_strides(out_shape)
+        if contiguous:
+            for lf in leaves:
+                if lf.shape != out_shape or lf.strides != out_strides:
+                    contiguous = False
+                    break
+        if contiguous:  # the common case: one dimension, unit strides
+            shape = [size_of(out_shape)]
+            strides = [[1]] * (1 + len(leaves))
+            sigs = ["1"] * (1 + len(leaves))
+        else:
+            operands = [list(out_strides)]
+            for lf in leaves:
+                operands.append(broadcast_strides(lf.shape, lf.strides, out_shape))
+            shape, strides = collapse(list(out_shape), operands)
+            sigs = [_sig(st) for st in strides]
+        space = LaunchShape(shape, device)
+        space_args = space.args()
+        nargs = (1 + len(leaves) + len(plan.scalars) + len(space_args)
+                 + sum(sig.count("x") for sig in sigs))
+        if nargs <= MAX_ARGS:
+            break
+        # Too many arguments for one launch: materialize the biggest operand subgraph.
+        node = _split(node)
+    key = ("ew", plan.key, out_dtype.char, tuple(sigs), space.key)
+    kernel = G.cached(key, lambda: _build_elementwise(plan, out_dtype, sigs, space))
+    args = [G.ViewArg(out_buf.ptr + out_offset * out_dtype.itemsize, device)]
+    for lf in leaves:
+        if lf.op != "iota":
+            args.append(G.ViewArg(lf.buffer.ptr + lf.offset * lf.dtype.itemsize, device))
+    for sc in plan.scalars:
+        args.append(sc.value)
+    args += space_args
+    if not contiguous:
+        for sig, st in zip(sigs, strides):
+            args += [v for c, v in zip(sig, st) if c == "x"]
+    if diagnostics.enabled(2):
+        _report(plan, kernel, node)
+    kernel.launch(space.index_range(), args)
+
+
+def _split(node):
+    biggest = max((a for a in node.args if a.op not in ("leaf", "scalar", "iota")),
+                  key=lambda a: (a.nleaves, a.count), default=None)
+    if biggest is None:
+        raise RuntimeError("internal: an elementwise graph without inner nodes exceeds the "
+                           "launch's argument limit")
+    new = Node(node.op, [result_leaf(a) if a is biggest else a for a in node.args],
+               node.dtype, node.shape, node.device)
+    return new
+
+
+def _report(plan, kernel, node):
+    if diagnostics.enabled(2):
+        _report_ops(plan, kernel, node, " ".join(plan.ops) or "copy")
+
+
+def _report_ops(plan, kernel, node, label):
+    """An ``arrays.fusion`` record (diagnostics level 2): the kernel, its fused ops and the
+    source lines that built them."""
+    if diagnostics.enabled(2):
+        diagnostics.emit(2, "arrays.fusion", {
+            "kernel": kernel.name, "ops": label,
+            "leaves": len(plan.leaves), "scalars": len(plan.scalars),
+            "shape": "x".join(map(str, node.shape)) or "()",
+            "device": node.device.filter_string,
+            "lines": ", ".join(dict.fromkeys(plan.where)) or "?"})
+
+
+GPU_GROUP = 256
+FLAT_LAUNCHES = None  # None: flat on non-CPU devices; True/False forces it (tests)
+
+
+class LaunchShape:
+    """How a kernel with one work-item per element covers `shape` (merged dimensions).
+
+    On CPUs a Range of up to 3 dimensions (leading dimensions unravelled from dimension 0 when
+    there are more), so the host vectorizes along the last one. On other devices a flat NdRange
+    padded to groups of GPU_GROUP items with a bounds check, unravelling every dimension: GPU
+    backends pick a Range's block among the divisors of its extents (a prime size would get
+    one-item blocks) and limit the grid's y and z extents."""
+
+    def __init__(self, shape, device):
+        self.shape = list(shape)
+        self.nd = len(shape)
+        self.flat = (device.device_type != "cpu" if FLAT_LAUNCHES is None
+                     else FLAT_LAUNCHES)
+
+    @property
+    def key(self):
+        return ("flat" if self.flat else "nd", self.nd)
+
+    def declare(self, kb):
+        """Declares the extent parameters the indices need."""
+        count = self.nd - 1 if self.flat else max(self.nd - 3, 0)
+        self.params = [kb.scalar(np.int64, "n") for _ in range(count)]
+        self.total = kb.scalar(np.int64, "total") if self.flat else None
+
+    def args(self):
+        if self.flat:
+            return list(self.shape[1:]) + [size_of(self.shape)]
+        return list(self.shape[1:self.nd - 2]) if self.nd > 3 else []
+
+    def index_range(self):
+        if self.flat:
+            total = size_of(self.shape)
+            return G.NdRange((-(-total // GPU_GROUP) * GPU_GROUP,), (GPU_GROUP,))
+        if self.nd <= 3:
+            return tuple(self.shape)
+        return (size_of(self.shape[:self.nd - 2]), self.shape[self.nd - 2],
+                self.shape[self.nd - 1])
+
+    def indices(self, kb):
+        """The current item's index per dimension. Flat: opens ``if gid < total`` and leaves
+        the insertion point inside it (the rest of the kernel is the body)."""
+        if self.flat:
+            gid = kb.work_item("GlobalId", 0)
+            cond = kb.b.create_if(kb.cmp("Lt", gid, kb.param(self.total)))
+            kb.in_block(G.then_block(cond))
+            return _unravel(kb, gid, self.params, self.nd)
+        if self.nd <= 3:
+            return [kb.work_item("GlobalId", d) for d in range(self.nd)]
+        lead = _unravel(kb, kb.work_item("GlobalId", 0), self.params, self.nd - 2)
+        return lead + [kb.work_item("GlobalId", 1), kb.work_item("GlobalId", 2)]
+
+
+def _unravel(kb, flat, extent_params, nd):
+    """Indices of `flat` over nd dims whose extents 1..nd-1 are parameters (C order)."""
+    idx = []
+    rest = flat
+    for d in range(nd - 1, 0, -1):
+        ext = kb.param(extent_params[d - 1])
+        idx.insert(0, kb.op("Rem", rest, ext))
+        rest = kb.op("Div", rest, ext)
+    idx.insert(0, rest)
+    return idx
+
+
+def offset_value(kb, idx, sig, stride_params):
+    """Σ idx[d] * stride[d] for one operand: stride class 0 adds nothing, 1 adds the index,
+    x multiplies by the stride parameter."""
+    total = None
+    params = iter(stride_params)
+    for i, c in zip(idx, sig):
+        if c == "0":
+            continue
+        term = i if c == "1" else kb.op("Mul", i, kb.param(next(params)))
+        total = term if total is None else kb.op("Add", total, term)
+    return total if total is not None else kb.i64(0)
+
+
+_names = {}
+
+
+def kernel_name(prefix, ops):
+    base = "_".join(dict.fromkeys(o for o in ops if o != "cast"))[:40] or "copy"
+    n = _names.get((prefix, base), 0)
+    _names[(prefix, base)] = n + 1
+    return f"{prefix}_{base}_{n}"
+
+
+def _build_elementwise(plan, out_dtype, sigs, space):
+    kb = G.KernelBuilder(kernel_name("ew", plan.ops))
+    views = [kb.view(out_dtype, "out")]
+    views += leaf_views(kb, plan)
+    scalar_params = [kb.carrier(s.carrier) for s in plan.scalars]
+    space.declare(kb)
+    stride_params = [[kb.scalar(np.int64, "st") for c in sig if c == "x"] for sig in sigs]
+    kb.begin()
+    idx = space.indices(kb)
+
+    def load_leaf(i, dtype):
+        off = offset_value(kb, idx, sigs[i + 1], stride_params[i + 1])
+        return load_leaf_at(kb, views[i + 1], dtype, off)
+
+    value, dtype = plan.emit(kb, load_leaf, lambda i: scalar_params[i])
+    value = B.convert(kb.b, value, dtype, out_dtype)
+    kb.store(kb.ptr(views[0]), offset_value(kb, idx, sigs[0], stride_params[0]), value)
+    return kb.finish()

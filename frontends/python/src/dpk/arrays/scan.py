@@ -1,0 +1,408 @@
+"""Scans: cumulative sums and products along an axis, and the compaction behind ``nonzero`` and
+boolean masks.
+
+A scan over L elements of each of M rows (every other dimension) runs in parts so that long rows
+spread over the device: (1) the total of every part, a reduction pass that consumes the input's
+elementwise graph (reduction.py), (2) an exclusive scan of the part totals of each row, (3)
+every part scanned again from its offset, writing the result. Each part is scanned by one
+work-item in order (kernel ``scan_serial``), reading its elements in sequence; parts of a row
+and rows run in parallel. Rows long enough get enough parts to fill the device; with one part
+per row phases (1) and (2) are skipped.
+
+``nonzero`` scans the flags ``x != 0`` (int64) and scatters each set element's flat index to its
+place; the coordinates are then elementwise divisions of those indices.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .._ir import builder as B
+from .._ir import scalar_ops
+from . import dtypes as D
+from . import fusion, reduction
+from . import generated as G
+from .memory import Buffer, broadcast_strides, c_strides, collapse, size_of
+
+_I64 = np.dtype(np.int64)
+
+
+def _combine(op, kb, dtype, a, b):
+    kind = "add" if op == "sum" else "multiply"
+    if dtype.kind == "b":
+        kind = "logical_or" if op == "sum" else "logical_and"
+    return scalar_ops.EMITTERS[kind](kb.b, dtype, a, b)
+
+
+def _identity(op, dtype):
+    if dtype.kind == "b":
+        return op != "sum"
+    return 0 if op == "sum" else 1
+
+
+class _Rows:
+    """Rows of a scan: kept dimensions (merged) and the scanned axis, with the strides of every
+    operand (leaves, then the output) in each."""
+
+    def __init__(self, shape, axis, stride_lists):
+        kept = [d for d in range(len(shape)) if d != axis]
+        self.M = size_of([shape[d] for d in kept])
+        self.L = shape[axis]
+        self.kshape, self.kstrides = collapse([shape[d] for d in kept],
+                                              [[s[d] for d in kept] for s in stride_lists])
+        self.astrides = [s[axis] for s in stride_lists]
+
+
+def cumulative(x, op, axis, dtype, include_initial, what, Array):
+    """cumulative_sum / cumulative_prod of x along axis (required unless x is 1-D)."""
+    if x.ndim == 0:
+        raise ValueError(f"{what} needs an array of at least one dimension")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"{what}: axis is required for arrays of more than one dimension")
+        axis = 0
+    axis = operator.index(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise IndexError(f"{what}: axis {axis} is out of bounds for {x.ndim} dimension(s)")
+    axis %= x.ndim
+    shape = list(x.shape)
+    out_shape = list(shape)
+    if include_initial:
+        out_shape[axis] += 1
+    out = Buffer(x.device, size_of(out_shape) * dtype.itemsize)
+    result = Array._view(out, 0, out_shape, c_strides(out_shape), dtype, x.device)
+    if size_of(out_shape) == 0:
+        return result
+    node = fusion.cast(x._as_node(), dtype)
+    out_strides = list(c_strides(out_shape))
+    if include_initial:
+        # The first element of every row is the identity; the scan writes from index 1.
+        first = [slice(None)] * len(out_shape)
+        first[axis] = 0
+        fusion.run(fusion.scalar(_identity(op, dtype), dtype, x.device), out, 0,
+                   [n for d, n in enumerate(out_shape) if d != axis],
+                   [s for d, s in enumerate(out_strides) if d != axis], dtype)
+        offset = out_strides[axis]
+    else:
+        offset = 0
+    if size_of(shape) == 0:
+        return result
+    scan_into(node, op, axis, dtype, out, offset, out_strides, x.device)
+    return result
+
+
+GROUP_SCANS = None  # None: work-group scans on non-CPU devices; True/False forces it (tests)
+
+
+def _grouped(device, plan, shape, axis):
+    """Whether to scan with work-groups (GPUs, when the scanned axis is the contiguous one:
+    a group reads and writes a tile of neighbouring elements), rather than one work-item per
+    part (CPUs, and axes whose neighbours in memory are other rows)."""
+    if GROUP_SCANS is not None:
+        use = GROUP_SCANS
+    else:
+        use = device.device_type != "cpu"
+    if not use:
+        return False
+    geo = reduction.Geometry(shape, {axis}, plan.leaves)
+    return geo.inner
+
+
+def scan_into(node, op, axis, dtype, out, out_offset, out_strides, device):
+    """Scans `node` (shape S) along `axis` into the view (out, out_offset, S, out_strides)."""
+    plan = fusion.Plan(node)
+    shape = list(node.shape)
+    stride_lists = [broadcast_strides(lf.shape, lf.strides, shape) for lf in plan.leaves]
+    stride_lists.append(list(out_strides))
+    rows = _Rows(shape, axis, stride_lists)
+    M, L = rows.M, rows.L
+    grouped = _grouped(device, plan, shape, axis)
+    wg = reduction._workgroup_size(device)
+    if grouped:
+        groups, _ = reduction._target_parallelism(device)
+        parts = max(1, min(-(-groups // M), -(-L // (wg * 16))))
+    else:
+        items = 256 * max(device._dev.compute_units, 1)
+        parts = max(1, min(-(-items // M), -(-L // 4096)))
+    scan_parts = _group_scan if grouped else _serial
+    if parts == 1:
+        scan_parts(plan, rows, op, dtype, device, parts=1, chunk=L, carry=None,
+                   exclusive=False, out=(out, out_offset))
+        return
+    # (1) part totals: a reduction over (rows, parts) with chunks a multiple of its group size
+    chunk = -(-L // parts)
+    chunk = -(-chunk // wg) * wg
+    parts = -(-L // chunk)
+    red_op = reduction.make_op(op, dtype)
+    geo = reduction.Geometry(node.shape, {axis}, plan.leaves)
+    geo.inner = True
+    totals = Buffer(device, M * parts * dtype.itemsize)
+    reduction._launch(red_op, plan, geo, node, device, wg, parts, chunk, [totals], final=False)
+    # (2) exclusive scan of the totals of each row: (M, parts), contiguous
+    offsets = Buffer(device, M * parts * dtype.itemsize)
+    tleaf = fusion.leaf(totals, 0, (M, parts), (parts, 1), dtype, device)
+    tplan = fusion.Plan(tleaf)
+    trows = _Rows([M, parts], 1, [[parts, 1], [parts, 1]])
+    scan_parts(tplan, trows, op, dtype, device, parts=1, chunk=parts, carry=None,
+               exclusive=True, out=(offsets, 0))
+    # (3) every part from its offset
+    scan_parts(plan, rows, op, dtype, device, parts=parts, chunk=chunk, carry=offsets,
+               exclusive=False, out=(out, out_offset))
+
+
+def _serial(plan, rows, op, dtype, device, parts, chunk, carry, exclusive, out):
+    ksig = [fusion._sig(s) for s in rows.kstrides]
+    asig = [fusion._sig([s]) for s in rows.astrides]
+    space = fusion.LaunchShape([parts, rows.M], device)
+    key = ("scan", op, dtype.char, plan.key, tuple(ksig), tuple(asig), carry is not None,
+           exclusive, space.key)
+    kernel = G.cached(key, lambda: _build_serial(plan, rows, op, dtype, ksig, asig,
+                                                 carry is not None, exclusive, space))
+    buf, off = out
+    args = [G.ViewArg(buf.ptr + off * dtype.itemsize, device)]
+    if carry is not None:
+        args.append(G.ViewArg(carry.ptr, device))
+    args += fusion.leaf_args(plan, device)
+    args += [s.value for s in plan.scalars]
+    args += [rows.M, rows.L, parts, chunk]
+    args += rows.kshape[1:]
+    for ks, kst in zip(ksig, rows.kstrides):
+        args += [v for c, v in zip(ks, kst) if c == "x"]
+    for a, st in zip(asig, rows.astrides):
+        args += [st] if a == "x" else []
+    args += space.args()
+    if not space.flat and any(abs(st) == 1 for st in rows.astrides[:-1]):
+        # CPUs, scanning along the contiguous axis: one item per group, so the host runs each
+        # part as a plain loop over neighbouring elements (in bigger groups it vectorizes
+        # across parts a chunk apart: cumulative_sum of 2^26 float32 took 240 ms that way,
+        # 65 ms this way). Along other axes neighbouring items are neighbouring columns.
+        index_range = G.NdRange((parts, rows.M), (1, 1))
+    else:
+        index_range = space.index_range()
+    kernel.launch(index_range, args)
+
+
+def _build_serial(plan, rows, op, dtype, ksig, asig, has_carry, exclusive, space):
+    kb = G.KernelBuilder(fusion.kernel_name("scan_" + op, plan.ops))
+    out_v = kb.view(dtype, "out")
+    carry_v = kb.view(dtype, "carry") if has_carry else None
+    leaf_views = fusion.leaf_views(kb, plan)
+    scalar_params = [kb.carrier(s.carrier) for s in plan.scalars]
+    p_M, p_L, p_P, p_chunk = (kb.scalar(_I64, n) for n in ("M", "L", "P", "chunk"))
+    kext = [kb.scalar(_I64, "ke") for _ in rows.kshape[1:]]
+    kstride = [[kb.scalar(_I64, "ks") for c in s if c == "x"] for s in ksig]
+    astride = [[kb.scalar(_I64, "as")] if a == "x" else [] for a in asig]
+    space.declare(kb)
+    b = kb.begin()
+    zero = kb.i64(0)
+    part, m = space.indices(kb)
+    kidx = reduction._unravel(kb, m, kext, len(rows.kshape))
+    bases = [fusion.offset_value(kb, kidx, ksig[i], kstride[i]) for i in range(len(ksig))]
+    acc = kb.alloca(dtype)
+    if has_carry:
+        init = kb.load(kb.ptr(carry_v), kb.op("Add", kb.op("Mul", m, kb.param(p_P)), part))
+    else:
+        init = kb.const(dtype, _identity(op, dtype))
+    kb.store(acc, zero, init)
+    start = kb.op("Mul", part, kb.param(p_chunk))
+    end = b.math(kb.core.MathFn.Min, [kb.op("Add", start, kb.param(p_chunk)), kb.param(p_L)])
+    body, t = G.for_loop(kb, zero, kb.param(p_chunk), kb.i64(1), "t")
+    with G.Block(kb, body):
+        k = kb.op("Add", start, t)
+        cond = b.create_if(kb.cmp("Lt", k, end))
+        with G.Block(kb, G.then_block(cond)):
+            def load_leaf(i, dt):
+                off = kb.op("Add", bases[i], fusion.offset_value(kb, [k], asig[i], astride[i]))
+                return fusion.load_leaf_at(kb, leaf_views[i], dt, off)
+
+            value, vdt = plan.emit(kb, load_leaf, lambda i: scalar_params[i])
+            value = B.convert(b, value, vdt, dtype)
+            before = kb.load(acc, zero)
+            after = _combine(op, kb, dtype, before, value)
+            kb.store(acc, zero, after)
+            n_out = len(asig) - 1
+            out_off = kb.op("Add", bases[n_out],
+                            fusion.offset_value(kb, [k], asig[n_out], astride[n_out]))
+            kb.store(kb.ptr(out_v), out_off, before if exclusive else after)
+    return kb.finish()
+
+
+def _group_scan(plan, rows, op, dtype, device, parts, chunk, carry, exclusive, out):
+    """Scans each (row, part) with one work-group: tiles of WG neighbouring elements are
+    loaded, scanned in local memory (Hillis-Steele, log2 WG barrier steps) and stored, with a
+    running carry from tile to tile."""
+    wg = reduction._workgroup_size(device)
+    ksig = [fusion._sig(s) for s in rows.kstrides]
+    asig = [fusion._sig([s]) for s in rows.astrides]
+    key = ("gscan", op, dtype.char, plan.key, tuple(ksig), tuple(asig), carry is not None,
+           exclusive, wg)
+    kernel = G.cached(key, lambda: _build_group_scan(plan, rows, op, dtype, ksig, asig,
+                                                     carry is not None, exclusive, wg))
+    buf, off = out
+    args = [G.ViewArg(buf.ptr + off * dtype.itemsize, device)]
+    if carry is not None:
+        args.append(G.ViewArg(carry.ptr, device))
+    args += fusion.leaf_args(plan, device)
+    args += [s.value for s in plan.scalars]
+    args += [rows.M, rows.L, parts, chunk, -(-chunk // wg)]
+    args += rows.kshape[1:]
+    for ks, kst in zip(ksig, rows.kstrides):
+        args += [v for c, v in zip(ks, kst) if c == "x"]
+    for a, st in zip(asig, rows.astrides):
+        args += [st] if a == "x" else []
+    kernel.launch(G.NdRange((rows.M * parts * wg,), (wg,)), args)
+
+
+def _build_group_scan(plan, rows, op, dtype, ksig, asig, has_carry, exclusive, wg):
+    kb = G.KernelBuilder(fusion.kernel_name("gscan_" + op, plan.ops))
+    out_v = kb.view(dtype, "out")
+    carry_v = kb.view(dtype, "carry") if has_carry else None
+    leaf_views = fusion.leaf_views(kb, plan)
+    scalar_params = [kb.carrier(s.carrier) for s in plan.scalars]
+    p_M, p_L, p_P, p_chunk, p_tiles = (kb.scalar(_I64, n) for n in
+                                       ("M", "L", "P", "chunk", "tiles"))
+    kext = [kb.scalar(_I64, "ke") for _ in rows.kshape[1:]]
+    kstride = [[kb.scalar(_I64, "ks") for c in s if c == "x"] for s in ksig]
+    astride = [[kb.scalar(_I64, "as")] if a == "x" else [] for a in asig]
+    b = kb.begin()
+    zero = kb.i64(0)
+    ident = kb.const(dtype, _identity(op, dtype))
+    tmp = kb.local(dtype, wg)
+    acc = kb.alloca(dtype)
+    val = kb.alloca(dtype)
+    g = kb.work_item("GroupId", 0)
+    lid = kb.work_item("LocalId", 0)
+    P = kb.param(p_P)
+    m = kb.op("Div", g, P)
+    part = kb.op("Sub", g, kb.op("Mul", m, P))
+    if has_carry:
+        kb.store(acc, zero, kb.load(kb.ptr(carry_v), g))
+    else:
+        kb.store(acc, zero, ident)
+    start = kb.op("Mul", part, kb.param(p_chunk))
+    end = b.math(kb.core.MathFn.Min, [kb.op("Add", start, kb.param(p_chunk)), kb.param(p_L)])
+    kidx = reduction._unravel(kb, m, kext, len(rows.kshape))
+    bases = [fusion.offset_value(kb, kidx, ksig[i], kstride[i]) for i in range(len(ksig))]
+    n_out = len(asig) - 1
+    body, t = G.for_loop(kb, zero, kb.param(p_tiles), kb.i64(1), "t")
+    with G.Block(kb, body):
+        k = kb.op("Add", kb.op("Add", start, kb.op("Mul", t, kb.i64(wg))), lid)
+        inside = kb.cmp("Lt", k, end)
+        kb.store(val, zero, ident)
+        cond = b.create_if(inside)
+        with G.Block(kb, G.then_block(cond)):
+            def load_leaf(i, dt):
+                off = kb.op("Add", bases[i], fusion.offset_value(kb, [k], asig[i], astride[i]))
+                return fusion.load_leaf_at(kb, leaf_views[i], dt, off)
+
+            value, vdt = plan.emit(kb, load_leaf, lambda i: scalar_params[i])
+            kb.store(val, zero, B.convert(b, value, vdt, dtype))
+        kb.store(tmp, lid, kb.load(val, zero))
+        b.barrier(kb.core.IrMemoryScope.WorkGroup)
+        step = 1
+        while step < wg:
+            has = kb.cmp("Ge", lid, kb.i64(step))
+            kb.store(val, zero, ident)
+            cond = b.create_if(has)
+            with G.Block(kb, G.then_block(cond)):
+                kb.store(val, zero, kb.load(tmp, kb.op("Sub", lid, kb.i64(step))))
+            b.barrier(kb.core.IrMemoryScope.WorkGroup)
+            cond = b.create_if(has)
+            with G.Block(kb, G.then_block(cond)):
+                kb.store(tmp, lid, _combine(op, kb, dtype, kb.load(val, zero),
+                                            kb.load(tmp, lid)))
+            b.barrier(kb.core.IrMemoryScope.WorkGroup)
+            step *= 2
+        carry_in = kb.load(acc, zero)
+        cond = b.create_if(inside)
+        with G.Block(kb, G.then_block(cond)):
+            if exclusive:
+                prev = b.select(kb.cmp("Gt", lid, zero),
+                                kb.load(tmp, b.select(kb.cmp("Gt", lid, zero),
+                                                      kb.op("Sub", lid, kb.i64(1)), zero)),
+                                ident)
+                result = _combine(op, kb, dtype, carry_in, prev)
+            else:
+                result = _combine(op, kb, dtype, carry_in, kb.load(tmp, lid))
+            out_off = kb.op("Add", bases[n_out],
+                            fusion.offset_value(kb, [k], asig[n_out], astride[n_out]))
+            kb.store(kb.ptr(out_v), out_off, result)
+        kb.store(acc, zero, _combine(op, kb, dtype, carry_in, kb.load(tmp, kb.i64(wg - 1))))
+        b.barrier(kb.core.IrMemoryScope.WorkGroup)
+    return kb.finish()
+
+
+# ---- nonzero ------------------------------------------------------------------------------------
+
+def nonzero(x, Array):
+    """The coordinates of the non-zero elements of x, one int64 array per dimension, in C
+    order."""
+    x._materialize()
+    n = x.size
+    device = x.device
+    if x.ndim == 0:
+        raise ValueError("nonzero() of a 0-D array: use nonzero(atleast_1d(x))")
+    flags = fusion.apply("not_equal", [x._as_node(), fusion.scalar(0, x.dtype, device)],
+                         D.bool, x.shape)
+    flat_flags = fusion.cast(flags, _I64)
+    positions = Buffer(device, max(n, 1) * 8)
+    if n:
+        flat = _flatten_node(flat_flags, x, device)
+        scan_into(flat, "sum", 0, _I64, positions, 0, [1], device)
+    count = 0
+    if n:
+        last = np.zeros(1, np.int64)
+        device.queue.copy(last.ctypes.data, positions.ptr + (n - 1) * 8, 8).wait()
+        count = int(last[0])
+    indices = Buffer(device, max(count, 1) * 8)
+    if count:
+        _compact(x, positions, indices, n, device)
+    flat_idx = Array._view(indices, 0, (count,), (1,), _I64, device)
+    coords = []
+    for d, stride in enumerate(c_strides(x.shape)):
+        node = flat_idx._as_node()
+        if stride != 1:
+            node = fusion.apply("floor_divide", [node, fusion.scalar(stride, _I64, device)],
+                                _I64, (count,))
+        if d > 0:
+            node = fusion.apply("remainder", [node, fusion.scalar(x.shape[d], _I64, device)],
+                                _I64, (count,))
+        coords.append(Array._lazy(node) if node.op != "leaf" else flat_idx)
+    return tuple(coords)
+
+
+def _flatten_node(node, x, device):
+    """`node` (shape x.shape) as a 1-D graph in C order: materialized when x is not
+    contiguous, else the same graph over flattened leaves."""
+    buf = fusion.materialize(node)
+    return fusion.leaf(buf, 0, (x.size,), (1,), node.dtype, device)
+
+
+def _compact(x, positions, indices, n, device):
+    """indices[positions[i] - 1] = i for every i with x[i] != 0 (x contiguous or not)."""
+    xs = x._contiguous()
+    space = fusion.LaunchShape([n], device)
+    key = ("compact", x.dtype.char, space.key)
+    kernel = G.cached(key, lambda: _build_compact(x.dtype, space))
+    args = [G.ViewArg(indices.ptr, device), G.ViewArg(positions.ptr, device),
+            G.ViewArg(xs._base.ptr + xs._offset * x.dtype.itemsize, device)]
+    kernel.launch(space.index_range(), args + space.args())
+
+
+def _build_compact(dtype, space):
+    kb = G.KernelBuilder(fusion.kernel_name("compact", ["nonzero"]))
+    out_v = kb.view(_I64, "out")
+    pos_v = kb.view(_I64, "pos")
+    x_v = kb.view(dtype, "x")
+    space.declare(kb)
+    b = kb.begin()
+    (i,) = space.indices(kb)
+    v = kb.load(kb.ptr(x_v), i)
+    flag = B.convert(b, v, dtype, D.bool)
+    cond = b.create_if(flag)
+    with G.Block(kb, G.then_block(cond)):
+        p = kb.op("Sub", kb.load(kb.ptr(pos_v), i), kb.i64(1))
+        kb.store(kb.ptr(out_v), p, i)
+    return kb.finish()

@@ -1,0 +1,194 @@
+"""The standard's statistical functions: sum, prod, min, max, mean, std, var,
+cumulative_sum, cumulative_prod.
+
+Reductions consume the elementwise graph of their input (reduction.py): ``dpk.sum((a - b)**2)``
+is one kernel reading a and b. Accumulators: integers sum in the default integer (int64, uint64
+for unsigned), floats in their own type (a work-group tree, which keeps float32 sums accurate),
+bool as int64. ``var``/``std`` take two passes (the mean, then the fused sum of squared
+deviations). Scans are in scan.py.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+from .._errors import DTypeError
+from . import dtypes as D
+from . import fusion, reduction, scan
+from .array_object import Array, full
+from .memory import c_strides
+
+
+def normalize_axes(x, axis, what):
+    """A sorted tuple of non-negative axes (all for None); AxisError-like ValueErrors."""
+    nd = x.ndim
+    if axis is None:
+        return tuple(range(nd))
+    axes = (axis,) if not isinstance(axis, tuple) else axis
+    out = []
+    for a in axes:
+        a = operator.index(a)
+        if not -builtins.max(nd, 1) <= a < builtins.max(nd, 1) or (nd == 0 and a not in (0, -1)):
+            raise IndexError(f"{what}: axis {a} is out of bounds for an array of {nd} "
+                             "dimension(s)")
+        a = a + nd if a < 0 else a
+        if nd == 0:
+            continue
+        if a in out:
+            raise ValueError(f"{what}: axis {a} is given twice")
+        out.append(a)
+    return tuple(sorted(out))
+
+
+def _result_shape(x, axes, keepdims):
+    if keepdims:
+        return tuple(1 if d in axes else n for d, n in enumerate(x.shape))
+    return tuple(n for d, n in enumerate(x.shape) if d not in axes)
+
+
+class Operand:
+    """The shape and device of a reduction's input given as a graph node only."""
+
+    def __init__(self, shape, device):
+        self.shape = tuple(shape)
+        self.device = device
+
+
+def run_reduction(x, op_name, axes, keepdims, acc_dtype, node=None, what=None):
+    """Reduces x (or `node` of x's shape) over axes with reduction op `op_name`; an Array of
+    the op's result dtype."""
+    node = node if node is not None else x._as_node()
+    op = reduction.make_op(op_name, acc_dtype)
+    shape = _result_shape(x, axes, keepdims)
+    length = 1
+    for a in axes:
+        length *= x.shape[a]
+    res_dtype = op.acc_dtypes[op.result]
+    if length == 0:
+        if op_name in ("min", "max", "argmin", "argmax"):
+            raise ValueError(f"{what or op_name + '()'}: zero-size reduction has no identity "
+                             f"(array shape {x.shape})")
+        return full(shape, op.identity[0], res_dtype, x.device)
+    buf = reduction.reduce(op, node, axes, x.device)
+    return Array._view(buf, 0, shape, c_strides(shape), res_dtype, x.device)
+
+
+def _check(x, what):
+    if not isinstance(x, Array):
+        raise TypeError(f"{what} takes a dpk array, not {type(x).__name__}")
+
+
+def _sum_dtype(x, dtype):
+    if dtype is not None:
+        return D.normalize(dtype)
+    if x.dtype.kind == "b" or x.dtype.kind == "i":
+        return D.int64
+    if x.dtype.kind == "u":
+        return D.uint64
+    return x.dtype
+
+
+def sum(x, /, *, axis=None, dtype=None, keepdims=False):  # noqa: A001
+    _check(x, "sum()")
+    axes = normalize_axes(x, axis, "sum()")
+    acc = _sum_dtype(x, dtype)
+    return run_reduction(x, "sum", axes, keepdims, acc)
+
+
+def prod(x, /, *, axis=None, dtype=None, keepdims=False):
+    _check(x, "prod()")
+    axes = normalize_axes(x, axis, "prod()")
+    acc = _sum_dtype(x, dtype)
+    return run_reduction(x, "prod", axes, keepdims, acc)
+
+
+def _minmax(name):
+    def fn(x, /, *, axis=None, keepdims=False):
+        _check(x, f"{name}()")
+        axes = normalize_axes(x, axis, f"{name}()")
+        return run_reduction(x, name, axes, keepdims, x.dtype, what=f"{name}()")
+    fn.__name__ = name
+    fn.__doc__ = f"The {'smallest' if name == 'min' else 'largest'} element (NaN propagates)."
+    return fn
+
+
+min = _minmax("min")  # noqa: A001
+max = _minmax("max")  # noqa: A001
+
+
+def _float_input(x, what):
+    if x.dtype.kind == "f":
+        return x.dtype
+    if x.dtype.kind == "b":
+        raise DTypeError(f"{what} needs a floating-point data type, not bool")
+    return D.default_float(x.device)
+
+
+def mean(x, /, *, axis=None, keepdims=False):
+    _check(x, "mean()")
+    dtype = _float_input(x, "mean()")
+    axes = normalize_axes(x, axis, "mean()")
+    count = _count(x, axes)
+    total = run_reduction(x, "sum", axes, keepdims, dtype)
+    return _divide(total, count, dtype)
+
+
+def _count(x, axes):
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    return n
+
+
+def _divide(total, count, dtype):
+    node = fusion.apply("divide", [total._as_node(), fusion.scalar(float(count), dtype,
+                                                                   total.device)],
+                        dtype, total.shape)
+    return Array._lazy(node)
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+    _check(x, "var()")
+    return _var(x, axis, correction, keepdims, "var()")
+
+
+def std(x, /, *, axis=None, correction=0.0, keepdims=False):
+    _check(x, "std()")
+    v = _var(x, axis, correction, keepdims, "std()")
+    return Array._lazy(fusion.apply("sqrt", [v._as_node()], v.dtype, v.shape))
+
+
+def _var(x, axis, correction, keepdims, what):
+    dtype = _float_input(x, what)
+    axes = normalize_axes(x, axis, what)
+    count = _count(x, axes)
+    xnode = fusion.cast(x._as_node(), dtype)
+    mu = mean(x, axis=axes, keepdims=True) if count else None
+    if mu is not None:
+        mu._materialize()
+        dev = fusion.apply("subtract", [xnode, mu._as_node()], dtype, x.shape)
+        sq = fusion.apply("square", [dev], dtype, x.shape)
+    else:
+        sq = xnode
+    total = run_reduction(x, "sum", axes, keepdims, dtype, node=sq)
+    denominator = builtins.max(count - correction, 0.0)
+    if count == 0:
+        denominator = 0.0
+    return _divide(total, denominator, dtype)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    _check(x, "cumulative_sum()")
+    return scan.cumulative(x, "sum", axis, _sum_dtype(x, dtype), include_initial,
+                           "cumulative_sum()", Array)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    _check(x, "cumulative_prod()")
+    return scan.cumulative(x, "prod", axis, _sum_dtype(x, dtype), include_initial,
+                           "cumulative_prod()", Array)
+
+
+__all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum",
+           "var"]

@@ -1,0 +1,249 @@
+"""Automatic fusion: how many kernels a chain launches, kernel-cache hits in a loop, results
+equal to the unfused path, lazy results never observing later writes, the disk cache in a new
+process, diagnostics of fusion groups."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import dpk
+from dpk.arrays import fusion
+from dpk.arrays.generated import STATS
+
+from array_helpers import assert_matches, to_dpk
+
+
+@pytest.fixture
+def unfused():
+    fusion.set_enabled(False)
+    yield
+    fusion.set_enabled(True)
+
+
+def _launches(fn):
+    before = STATS["launches"]
+    result = fn()
+    if isinstance(result, dpk.Array):
+        result._materialize()
+    return STATS["launches"] - before, result
+
+
+def _operands(device, n=1000, dtype=np.float32):
+    rng = np.random.default_rng(7)
+    host = [rng.standard_normal(n).astype(dtype) for _ in range(5)]
+    return host, [to_dpk(h, device) for h in host]
+
+
+def test_chain_is_one_kernel(device):
+    (a, b, c, d, e), (da, db, dc, dd, de) = _operands(device)
+    count, r = _launches(lambda: da * db + dc * dd - de)
+    assert count == 1
+    # a * b + c * d may become one FMA: within an ulp of the products' magnitude
+    assert_matches(r, a * b + c * d - e, rtol=1e-6, atol=1e-6)
+
+
+def test_unfused_chain_is_one_kernel_per_op(device, unfused):
+    (a, b, c, d, e), (da, db, dc, dd, de) = _operands(device)
+    count, r = _launches(lambda: da * db + dc * dd - de)
+    assert count == 4
+    assert_matches(r, a * b + c * d - e, rtol=1e-6)
+
+
+def test_fused_and_unfused_agree_bitwise_for_integers(device):
+    x = to_dpk(np.arange(-50, 50, dtype=np.int32), device)
+
+    def expr():
+        return ((x * 7 + 3) // 5 - x % 4) ** 2 ^ (x << 2)
+    fused = expr().asnumpy()
+    fusion.set_enabled(False)
+    try:
+        unfused_ = expr().asnumpy()
+    finally:
+        fusion.set_enabled(True)
+    np.testing.assert_array_equal(fused, unfused_)
+
+
+def test_reduction_consumes_its_producer(device):
+    (a, b, *_), (da, db, *_) = _operands(device, n=1 << 16)
+    count, s = _launches(lambda: dpk.sum((da - db) ** 2))
+    fusion.set_enabled(False)
+    try:
+        unfused_count, s2 = _launches(lambda: dpk.sum((da - db) ** 2))
+    finally:
+        fusion.set_enabled(True)
+    assert count == unfused_count - 2  # subtract and square run inside the reduction
+    ref = float(((a.astype(np.float64) - b) ** 2).sum())
+    assert abs(float(s) - ref) < 1e-4 * ref and abs(float(s2) - ref) < 1e-4 * ref
+
+
+def test_loop_builds_each_kernel_once(device):
+    x = to_dpk(np.arange(100, dtype=np.float64), device)
+    (x * 1.5 + 1.0)._materialize()  # warm
+    builds = STATS["builds"]
+    for i in range(20):
+        y = to_dpk(np.arange(10 + i, dtype=np.float64), device)
+        (y * float(i) + 2.0)._materialize()  # new sizes and scalar values, same graph
+    assert STATS["builds"] == builds
+
+
+def test_lazy_results_do_not_see_later_writes(device):
+    x = to_dpk(np.arange(6, dtype=np.int64), device)
+    y = x + 1                      # lazy, reads x
+    z = x[::2] * 10                # lazy, reads a view of x
+    x[0] = 100                     # setitem: y and z are computed first
+    x += 5                         # in-place write
+    assert_matches(y, np.arange(6) + 1)
+    assert_matches(z, np.arange(0, 6, 2) * 10)
+    assert_matches(x, np.array([105, 6, 7, 8, 9, 10]))
+
+
+def test_lazy_results_do_not_see_kernel_writes(device):
+    @dpk.kernel
+    def bump(item, a):
+        a[item.get_id(0)] += 1
+
+    x = to_dpk(np.zeros(4, np.int32), device)
+    y = x * 3 + 1
+    dpk.call_kernel(bump, dpk.Range(4), x)
+    assert_matches(y, np.ones(4, np.int32))
+    assert_matches(x, np.ones(4, np.int32))
+
+
+def test_inplace_with_a_lazy_value_reading_itself(device):
+    x = to_dpk(np.arange(5, dtype=np.float64), device)
+    y = x * 2
+    x += y
+    assert_matches(x, np.arange(5) * 3.0)
+    assert_matches(y, np.arange(5) * 2.0)
+
+
+def test_shared_subexpression_computed_once(device):
+    x = to_dpk(np.arange(8, dtype=np.float32), device)
+    t = x * 2 + 1
+    count, (u, v) = _launches(lambda: (t._materialize(), (t + 1, t * 3)))[0], (t + 1, t * 3)
+    assert count == 1
+    assert _launches(lambda: u)[0] == 1 and _launches(lambda: v)[0] == 1  # t is a leaf now
+
+
+def test_graph_size_is_bounded(device):
+    x = to_dpk(np.ones(16, np.float64), device)
+    y = x
+    for _ in range(200):
+        y = y + x
+    assert y._node.count <= fusion.MAX_NODES
+    assert float(dpk.sum(y)) == 16 * 201
+
+
+def test_fusion_diagnostics_name_the_source_line(tmp_path):
+    script = tmp_path / "fused.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np
+        import dpk
+        with dpk.diagnostics.capture() as records:
+            a = dpk.asarray(np.ones(8, np.float32), device="host")
+            b = a * 2 + 1  # LINE-B
+            b._materialize()
+            c = a + np.ones(8, np.float32)  # a NumPy operand: copied to a's device
+            c._materialize()
+        fusion = [r for r in records if r.get("event") == "arrays.fusion"][:1]
+        copies = [r for r in records if r.get("event") == "arrays.implicit_copy"]
+        print("FUSION", fusion)
+        print("COPIES", copies)
+    """))
+    env = dict(os.environ, DPK_DIAGNOSTICS="3", DPK_CACHE_DIR=str(tmp_path / "c"))
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    line = [l for l in run.stdout.splitlines() if l.startswith("FUSION")][0]
+    assert "multiply add" in line and "fused.py:6" in line, line
+    copies = [l for l in run.stdout.splitlines() if l.startswith("COPIES")][0]
+    assert "'bytes': 32" in copies and "host" in copies, copies
+    # DPK_FUSION=0: one kernel per operation
+    env["DPK_FUSION"] = "0"
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    line = [l for l in run.stdout.splitlines() if l.startswith("FUSION")][0]
+    assert "multiply add" not in line and "'ops': 'multiply'" in line, line
+
+
+DISK_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    import dpk
+    with dpk.diagnostics.capture() as records:
+        a = dpk.asarray(np.arange(64, dtype=np.float32), device="host")
+        print("SUM", float(dpk.sum(dpk.sqrt(a) * 3 - 1)))
+    print("EVENTS", [(r["event"], r.get("layer")) for r in records
+                     if r.get("event", "").startswith("cache.")])
+""")
+
+
+def test_second_process_finds_array_kernels_on_disk(tmp_path):
+    script = tmp_path / "disk.py"
+    script.write_text(DISK_SCRIPT)
+    env = dict(os.environ, DPK_CACHE_DIR=str(tmp_path / "cache"), DPK_DIAGNOSTICS="2")
+    runs = [subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                           text=True, timeout=300) for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+    second = [l for l in runs[1].stdout.splitlines() if l.startswith("EVENTS")][0]
+    assert "cache.hit" in second and "cache.miss" not in second, second
+
+
+def test_gpu_launch_shapes_on_every_device(device, monkeypatch):
+    # The flat, padded launches GPUs get (fusion.LaunchShape), run here on any device.
+    monkeypatch.setattr(fusion, "FLAT_LAUNCHES", True)
+    x = np.arange(2 * 3 * 5 * 7, dtype=np.float64).reshape(2, 3, 5, 7)
+    d = to_dpk(x, device)
+    assert_matches(d[:, ::2, :, ::-1] * 2 + 1, x[:, ::2, :, ::-1] * 2 + 1)
+    assert_matches(dpk.sum(d, axis=(0, 2)), x.sum(axis=(0, 2)), rtol=1e-12)
+    assert_matches(dpk.cumulative_sum(d, axis=1), np.cumsum(x, axis=1))
+    assert_matches(d[d > 100], x[x > 100])
+    idx = to_dpk(np.array([1, 0, 1]), device)
+    assert_matches(d[idx, 2], x[[1, 0, 1], 2])
+    assert_matches(dpk.searchsorted(d[0, 0, 0], to_dpk(np.array([3.5, 100.0]), device)),
+                   np.searchsorted(x[0, 0, 0], [3.5, 100.0]))
+
+
+def test_gpu_work_group_scans_on_every_device(device, monkeypatch):
+    # The work-group scan GPUs use (scan.py), run here on any device.
+    from dpk.arrays import scan
+    monkeypatch.setattr(scan, "GROUP_SCANS", True)
+    for n in (1, 63, 64, 65, 5000, 300_001):
+        x = np.random.default_rng(n).integers(-9, 9, n).astype(np.int64)
+        assert_matches(dpk.cumulative_sum(to_dpk(x, device)), np.cumsum(x))
+    m = np.arange(35, dtype=np.float64).reshape(5, 7) % 4 + 1
+    dm = to_dpk(m, device)
+    assert_matches(dpk.cumulative_prod(dm, axis=1, include_initial=True),
+                   np.concatenate([np.ones((5, 1)), np.cumprod(m, axis=1)], axis=1))
+    mask = (np.arange(1000) % 7) == 3
+    assert_matches(dpk.nonzero(to_dpk(mask, device))[0], np.nonzero(mask)[0])
+
+
+def test_gpu_matmul_kernel_on_every_device(device, monkeypatch):
+    # The local-memory tiled matmul GPUs use (16 x 16 items, 4 x 4 elements each), run here.
+    from dpk.arrays import matmul
+    monkeypatch.setattr(matmul, "CPU_PANELS", False)
+    monkeypatch.setattr(matmul, "_config", lambda dev, dtype: (16, 4))
+    rng = np.random.default_rng(9)
+    for sa, sb in (((70, 33), (33, 130)), ((2, 5, 64), (64, 3)), ((1, 1), (1, 1))):
+        a = rng.standard_normal(sa).astype(np.float32)
+        b = rng.standard_normal(sb).astype(np.float32)
+        assert_matches(to_dpk(a, device) @ to_dpk(b, device), a @ b, rtol=1e-4, atol=1e-5)
+    i = np.arange(12, dtype=np.int64).reshape(3, 4)
+    assert_matches(to_dpk(i, device) @ to_dpk(i.T.copy(), device), i @ i.T)
+
+
+def test_gpu_reduction_trees_on_every_device(device, monkeypatch):
+    from dpk.arrays import reduction
+    monkeypatch.setattr(reduction, "TREE_REDUCTIONS", True)
+    x = np.random.default_rng(10).standard_normal((37, 1000))
+    d = to_dpk(x, device)
+    assert_matches(dpk.sum(d, axis=1), x.sum(axis=1), rtol=1e-12)
+    assert_matches(dpk.sum(d), np.array(x.sum()), rtol=1e-12)
+    assert_matches(dpk.argmax(d, axis=1), np.argmax(x, axis=1))
+    assert_matches(dpk.min(d[:, ::3], axis=1), x[:, ::3].min(axis=1))
