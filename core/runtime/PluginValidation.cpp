@@ -1,9 +1,9 @@
 // PluginValidation.cpp - the checks of every plugin entry point, and the forwarding to the plugin.
 #include "runtime/PluginValidation.h"
 
+#include "runtime/LastError.h"
 #include "runtime/LaunchRange.h"
 
-#include <cstring>
 #include <string>
 
 namespace dpk::runtime {
@@ -23,15 +23,6 @@ dpk_status_t reject(dpk_status_t status, const char *entry, const std::string &w
   return status;
 }
 
-/// The value of a C enum as its caller stored it: a C caller may put any int there, and reading
-/// a value outside the enumerators through the enum type is undefined behaviour in C++.
-template <typename Enum> int rawValue(const Enum &value) {
-  int raw = 0;
-  static_assert(sizeof raw == sizeof value, "C enums are int-sized");
-  std::memcpy(&raw, &value, sizeof raw);
-  return raw;
-}
-
 dpk_status_t checkDeps(const char *entry, uint32_t numDeps, const dpk_pl_event_t *deps) {
   if (numDeps == 0)
     return DPK_SUCCESS;
@@ -46,7 +37,7 @@ dpk_status_t checkDeps(const char *entry, uint32_t numDeps, const dpk_pl_event_t
 
 dpk_status_t checkArgument(uint32_t index, const dpk_kernel_arg_t &arg) {
   auto where = [&] { return "argument " + std::to_string(index); };
-  switch (rawValue(arg.kind)) {
+  switch (enumValue(arg.kind)) {
   case DPK_ARG_POINTER:
     if (!arg.value)
       return reject(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch",
@@ -64,7 +55,7 @@ dpk_status_t checkArgument(uint32_t index, const dpk_kernel_arg_t &arg) {
     return DPK_SUCCESS;
   default:
     return reject(DPK_ERROR_INVALID_ARGUMENT, "enqueue_launch",
-                  where() + " has unknown kind " + std::to_string(rawValue(arg.kind)));
+                  where() + " has unknown kind " + std::to_string(enumValue(arg.kind)));
   }
 }
 
@@ -136,7 +127,7 @@ dpk_status_t mem_alloc(void **out, dpk_pl_context_t context, dpk_mem_kind_t kind
     return reject(DPK_ERROR_INVALID_HANDLE, "mem_alloc", "context is NULL");
   if (!out || size == 0)
     return reject(DPK_ERROR_INVALID_ARGUMENT, "mem_alloc", "out is NULL or size is 0");
-  int rawKind = rawValue(kind);
+  int rawKind = enumValue(kind);
   if (rawKind != DPK_MEM_DEVICE && rawKind != DPK_MEM_SHARED && rawKind != DPK_MEM_HOST)
     return reject(DPK_ERROR_INVALID_ARGUMENT, "mem_alloc",
                   "unknown memory kind " + std::to_string(rawKind));
@@ -189,7 +180,7 @@ dpk_status_t program_create(dpk_pl_program_t *out, dpk_pl_context_t context, dpk
     return reject(DPK_ERROR_INVALID_ARGUMENT, "program_create", "out is NULL");
   if (!data || size == 0)
     return reject(DPK_ERROR_INVALID_ARGUMENT, "program_create", "data is NULL or size is 0");
-  int rawFormat = rawValue(format);
+  int rawFormat = enumValue(format);
   if (rawFormat != DPK_FORMAT_HOST_NATIVE && rawFormat != DPK_FORMAT_SPIRV &&
       rawFormat != DPK_FORMAT_OPENCL_C && rawFormat != DPK_FORMAT_PTX)
     return reject(DPK_ERROR_INVALID_ARGUMENT, "program_create",

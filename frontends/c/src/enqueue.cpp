@@ -3,23 +3,12 @@
 
 #include "runtime/Launch.h"
 
-#include <cstring>
 #include <vector>
 
 using namespace dpk;
 using namespace dpk::capi;
 
 namespace {
-
-/// The kind of a caller's argument as a plain int. C callers may pass any value, and
-/// DPK_ARG_VIEW (100) lies outside dpk_arg_kind_t's enumerators, so the field is never read as
-/// the enum type (that would be undefined behaviour, which UBSan reports).
-int rawKind(const dpk_arg_t &arg) {
-  int kind;
-  static_assert(sizeof(kind) == sizeof(arg.kind), "dpk_arg_kind_t is int-sized");
-  std::memcpy(&kind, &arg.kind, sizeof(kind));
-  return kind;
-}
 
 /// Storage for the runtime's form of one launch's arguments: on the stack for the usual counts,
 /// on the heap beyond, so the per-launch translation allocates nothing in the common case.
@@ -60,7 +49,8 @@ Error translateArguments(const runtime::Kernel &kernel, const dpk_arg_t *args, u
     translated.size = arg.size;
     translated.value = arg.value;
     translated.view = nullptr;
-    int kind = rawKind(arg);
+    // Read as a plain int: DPK_ARG_VIEW (100) lies outside dpk_arg_kind_t's enumerators.
+    int kind = runtime::enumValue(arg.kind);
     if (kind == DPK_ARG_POINTER) {
       translated.kind = runtime::LaunchArgKind::Pointer;
       continue;

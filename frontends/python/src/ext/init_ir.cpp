@@ -93,6 +93,10 @@ void bindTypeAndValues(nb::module_ &m) {
       .def("__str__", &typeToString)
       .def("__repr__", [](const Type &t) { return "<dpk IR type " + typeToString(t) + ">"; });
   m.def("scalar_size", &scalarSize, "kind"_a);
+  m.def(
+      "kernel_name_problem",
+      [](const std::string &name) { return ir::kernelNameProblem(name); }, "name"_a,
+      "Why `name` cannot name a kernel (not a C identifier, reserved in C or OpenCL C), or \"\".");
 
   nb::class_<Value>(m, "Value", "An SSA value (borrowed from its Function).")
       .def_ro("type", &Value::type)

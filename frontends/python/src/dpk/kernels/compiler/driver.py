@@ -20,27 +20,17 @@ from .codegen import MAX_PASSES, FunctionGen
 from .source import function_source
 
 
-# Words C and OpenCL C reserve, which the IR verifier refuses as kernel names (every target
-# names the entry point after the kernel): a Python function may well be called `kernel`.
-_RESERVED = frozenset("""
-    auto break case char const continue default do double else enum extern float for goto if
-    inline int long register restrict return short signed sizeof static struct switch typedef
-    union unsigned void volatile while _Bool _Complex _Imaginary kernel global local constant
-    private generic read_only write_only read_write uniform pipe bool true false half uchar
-    ushort uint ulong size_t ptrdiff_t intptr_t uintptr_t image1d_t image1d_array_t
-    image1d_buffer_t image2d_t image2d_array_t image2d_depth_t image2d_array_depth_t image3d_t
-    sampler_t event_t queue_t ndrange_t clk_event_t reserve_id_t cl_mem_fence_flags complex
-    imaginary quad""".split())
-_VECTOR_TYPE = re.compile(r"(u?char|u?short|u?int|u?long|float|double|half|bool)(2|3|4|8|16)")
-
-
 def _ident(name):
-    """An IR kernel name for a Python name: an ASCII C identifier that C and OpenCL C do not
-    reserve (the Python name itself when it already is one)."""
+    """An IR kernel name for a Python name: the Python name itself when the IR verifier accepts
+    it (its rule, ir::kernelNameProblem, is the one asked), else an ASCII C identifier made from
+    it that C and OpenCL C do not reserve (a Python function may well be called `kernel`)."""
+    problem = _core_loader.core().kernel_name_problem
+    if not problem(name):
+        return name
     ident = re.sub(r"[^A-Za-z0-9_]", "_", name).lstrip("_") or "kernel_"
     if ident[0].isdigit():
         ident = "k_" + ident
-    if ident in _RESERVED or _VECTOR_TYPE.fullmatch(ident):
+    if problem(ident):  # reserved: no reserved word ends in "_"
         ident += "_"
     return ident
 
