@@ -1,4 +1,5 @@
 // KernelCacheTest.cpp - the memory and disk layers: hits, corrupt entries, modes, concurrency.
+#include "ChildDeadline.h"
 #include "cache/KernelCache.h"
 
 #include "cache/EntryFile.h"
@@ -261,34 +262,9 @@ void limitChildMemory() {
 #endif
 }
 
-/// Runs `body` in a forked child; fails the test when the child does not exit 0 within
-/// `seconds` (the child is killed then).
+/// expectInChildWithin (ChildDeadline.h) for a cache lookup, with the child's memory capped.
 void expectInChildWithin(int seconds, const std::function<bool()> &body) {
-  pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    // Nothing may escape the child (an exception would resume the test program in it).
-    limitChildMemory();
-    bool ok = false;
-    try {
-      ok = body();
-    } catch (...) {
-      std::fprintf(stderr, "the cache lookup threw\n");
-    }
-    _exit(ok ? 0 : 1);
-  }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  int status = 0;
-  while (waitpid(child, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(child, SIGKILL);
-      waitpid(child, &status, 0);
-      FAIL() << "the cache lookup did not finish within " << seconds << " s";
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ASSERT_TRUE(WIFEXITED(status)) << "the cache lookup crashed (signal " << WTERMSIG(status) << ")";
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "the special entry was not refused and rebuilt";
+  dpk::test::expectInChildWithin(seconds, body, "the cache lookup", limitChildMemory);
 }
 
 /// In the child: a fresh cache must refuse what `plant` put at the entry's path, with a note

@@ -1,6 +1,7 @@
 // LimitsTest.cpp - the IR's structural limits (docs/ir.md, "Limits") and the passes that must stay
 // bounded on hostile input: deep region nesting, long and diamond-shaped call graphs, kernel
 // names every target can use (issue 15, item O).
+#include "ChildDeadline.h"
 #include "ir/Barriers.h"
 #include "ir/Builder.h"
 #include "ir/LaunchDimensions.h"
@@ -22,33 +23,8 @@
 namespace dpk::ir {
 namespace {
 
-/// Runs `body` in a forked child and fails the test when it does not exit 0 within `seconds`,
-/// so that an exponential pass or a stack overflow fails the test instead of hanging or
-/// killing the whole test program.
-void expectInChildWithin(int seconds, const std::function<bool()> &body) {
-  pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    bool ok = false;
-    try {
-      ok = body();
-    } catch (...) {
-    }
-    _exit(ok ? 0 : 1);
-  }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  int status = 0;
-  while (waitpid(child, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(child, SIGKILL);
-      waitpid(child, &status, 0);
-      FAIL() << "did not finish within " << seconds << " s";
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_TRUE(WIFEXITED(status)) << "crashed with signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 0);
-}
+using dpk::test::expectInChildWithin;
+
 
 /// `kernel @k(%c: bool, %n: i64)` whose body nests `depth` regions of `kind` ("if", "for",
 /// "while"), unindented, one opening per line starting at line 2.
