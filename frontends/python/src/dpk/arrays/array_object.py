@@ -42,7 +42,7 @@ from .._runtime.devices import Device, get_current_device, get_devices, select_d
 from . import dtypes as D
 from . import fusion, indexing, interchange
 from .elementwise_table import INPLACE, OPERATORS, REFLECTED, Row, resolve
-from .memory import Buffer, c_strides, is_c_contiguous, size_of
+from .memory import Buffer, broadcast_shape, c_strides, is_c_contiguous, size_of
 
 # DLPack device types (dlpack.h DLDeviceType) dpk understands.
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 13
@@ -390,19 +390,11 @@ def common_device(what, arrays):
 
 def broadcast_shapes(what, *shapes):
     """The broadcast of `shapes`, or ShapeError naming the operation and the shapes."""
-    ndim = max((len(s) for s in shapes), default=0)
-    out = [1] * ndim
-    for s in shapes:
-        for i, extent in enumerate(s):
-            j = ndim - len(s) + i
-            if extent == out[j] or extent == 1:
-                continue
-            if out[j] == 1:
-                out[j] = extent
-                continue
-            raise ShapeError(f"{what}: shapes {' and '.join(str(tuple(x)) for x in shapes)} do "
-                             "not broadcast")
-    return tuple(out)
+    out = broadcast_shape(shapes)
+    if out is None:
+        raise ShapeError(f"{what}: shapes {' and '.join(str(tuple(x)) for x in shapes)} do "
+                         "not broadcast")
+    return out
 
 
 def _report_copy(what, nbytes, device):

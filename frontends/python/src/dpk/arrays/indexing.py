@@ -25,7 +25,7 @@ from . import dtypes as D
 from . import fusion
 from . import generated as G
 from . import scan
-from .memory import Buffer, broadcast_strides, c_strides, collapse, overlaps, size_of
+from .memory import Buffer, broadcast_shape, broadcast_strides, c_strides, collapse, overlaps, size_of
 
 _I64 = np.dtype(np.int64)
 
@@ -181,19 +181,11 @@ def _advanced_layout(x, items, Array):
 
 
 def _broadcast(shapes):
-    ndim = max((len(s) for s in shapes), default=0)
-    out = [1] * ndim
-    for s in shapes:
-        for i, e in enumerate(s):
-            j = ndim - len(s) + i
-            if e == out[j] or e == 1:
-                continue
-            if out[j] == 1:
-                out[j] = e
-                continue
-            raise IndexError(f"index arrays of shapes {', '.join(map(str, shapes))} do not "
-                             "broadcast")
-    return tuple(out)
+    out = broadcast_shape(shapes)
+    if out is None:
+        raise IndexError(f"index arrays of shapes {', '.join(map(str, shapes))} do not "
+                         "broadcast")
+    return out
 
 
 def _gather(x, items, Array):

@@ -135,6 +135,22 @@ def _c_strides(shape):
     return tuple(reversed(strides))
 
 
+def broadcast_shape(shapes):
+    """The shape `shapes` broadcast to (the standard's rule), or None when they do not
+    broadcast; callers raise the error their operation calls for."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, extent in enumerate(s):
+            j = ndim - len(s) + i
+            if extent == out[j] or extent == 1:
+                continue
+            if out[j] != 1:
+                return None
+            out[j] = extent
+    return tuple(out)
+
+
 def size_of(shape):
     n = 1
     for s in shape:
