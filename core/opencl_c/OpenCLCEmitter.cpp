@@ -101,8 +101,9 @@ Expected<std::string> emitOpenCLC(const ir::Module &module,
                  "opencl-c: dims must be 0 (infer) or 1..3, not " + std::to_string(options.dims));
   if (options.dims != 0 && options.dims < used)
     return Error(DPK_ERROR_INVALID_ARGUMENT,
-                 "opencl-c: the module uses dimension " + std::to_string(used - 1) +
-                     " but the launch has " + std::to_string(options.dims) + " dimension(s)");
+                 "opencl-c: the module indexes work-item dimension " +
+                     std::to_string(used - 1) + ", so it needs " + std::to_string(used) +
+                     " launch dimensions, but is compiled for " + std::to_string(options.dims));
   state.dims = options.dims ? options.dims : std::max(used, 1u);
   state.specializedLocalSize = true;
   for (unsigned d = 0; d < state.dims; ++d)

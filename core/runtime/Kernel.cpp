@@ -1,6 +1,7 @@
 // Kernel.cpp - kernel lookup by name.
 #include "runtime/Kernel.h"
 
+#include "ir/LaunchDimensions.h"
 #include "runtime/Device.h"
 
 namespace dpk::runtime {
@@ -16,6 +17,7 @@ Expected<Ref<Kernel>> Kernel::create(Program &program, const std::string &name) 
     if (function && function->isKernel) {
       kernel->function_ = function;
       kernel->abi_ = compiler::kernelAbi(*function);
+      kernel->dimensionsUsed_ = ir::dimensionsUsed(*function, *program.module());
       return kernel;
     }
     std::string known;

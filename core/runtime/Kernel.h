@@ -21,6 +21,9 @@ public:
   const ir::Function *function() const { return function_; }
   const std::vector<compiler::AbiArg> &abi() const { return abi_; }
   bool hasSignature() const { return function_ != nullptr; }
+  /// IR kernels: how many launch dimensions the kernel indexes, through calls
+  /// (ir::dimensionsUsed); a launch needs at least that many. 0 for other kernels.
+  unsigned dimensionsUsed() const { return dimensionsUsed_; }
 
 private:
   Kernel(Ref<Program> program, std::string name);
@@ -29,6 +32,7 @@ private:
   std::string name_;
   const ir::Function *function_ = nullptr;
   std::vector<compiler::AbiArg> abi_;
+  unsigned dimensionsUsed_ = 0;
 };
 
 } // namespace dpk::runtime

@@ -118,6 +118,20 @@ Error validateForDevice(const dpk_launch_config_t &config, const MarshalledArgs 
   return Error::success();
 }
 
+// A kernel that indexes dimension d needs a launch of more than d dimensions, on every device
+// alike: device targets number dimensions from the launch's count (LaunchDimensions.h), so
+// such a launch could not be compiled there, and would otherwise run only where the host took it.
+static Error checkDimensionsUsed(const Kernel &kernel, const dpk_launch_config_t &config) {
+  if (kernel.dimensionsUsed() <= config.dims)
+    return Error::success();
+  return Error(DPK_ERROR_INVALID_RANGE,
+               "kernel '" + kernel.name() + "' indexes work-item dimension " +
+                   std::to_string(kernel.dimensionsUsed() - 1) + ", so it needs a launch of " +
+                   std::to_string(kernel.dimensionsUsed()) + " dimensions; this launch has " +
+                   std::to_string(config.dims) + " (global " +
+                   sizesText(config.global_size, config.dims) + ")");
+}
+
 Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
                                                            const LaunchArg *args, uint32_t count) {
   auto marshalled = std::make_unique<MarshalledArgs>();
@@ -316,6 +330,8 @@ Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch
   Device &device = queue.device();
   const std::string &name = kernel.name();
   if (Error error = validateRange(config, name))
+    return error;
+  if (Error error = checkDimensionsUsed(kernel, config))
     return error;
   Expected<std::unique_ptr<MarshalledArgs>> marshalled = marshalArguments(kernel, args, numArgs);
   if (!marshalled)

@@ -1,6 +1,7 @@
 // Program.cpp - creating programs and building them for devices.
 #include "runtime/Program.h"
 
+#include "ir/KernelSlice.h"
 #include "ir/Parser.h"
 #include "ir/Printer.h"
 #include "runtime/Device.h"
@@ -242,16 +243,21 @@ Expected<std::shared_ptr<ProgramBuild>> Program::build(Device &device, const Spe
     return error;
   // One lock for the whole build: two threads launching the same new kernel compile it once.
   std::lock_guard<std::mutex> lock(mutex_);
-  auto key = std::make_pair(&device, spec);
+  bool perKernel = kind_ == ProgramKind::Ir && ir::kernelCount(*module_) > 1;
+  auto key = std::make_tuple(&device, spec, perKernel ? kernel : std::string());
   auto it = builds_.find(key);
   if (it != builds_.end())
     return it->second;
 
   Expected<std::shared_ptr<ProgramBuild>> built = Error(DPK_ERROR_GENERIC, "unreachable");
   switch (kind_) {
-  case ProgramKind::Ir:
-    built = buildIr(device, spec, kernel);
+  case ProgramKind::Ir: {
+    Expected<CompileUnit> unit = compileUnitFor(kernel);
+    if (!unit)
+      return unit.takeError();
+    built = buildIr(device, spec, kernel, *unit);
     break;
+  }
   case ProgramKind::Spirv:
     built = createBuild(device, DPK_FORMAT_SPIRV, spirv_.data(), spirv_.size(), nullptr);
     break;
@@ -265,8 +271,35 @@ Expected<std::shared_ptr<ProgramBuild>> Program::build(Device &device, const Spe
   return built;
 }
 
+Expected<Program::CompileUnit> Program::compileUnitFor(const std::string &kernel) {
+  if (ir::kernelCount(*module_) <= 1)
+    return CompileUnit{module_.get(), &canonicalText_};
+  auto found = kernelUnits_.find(kernel);
+  if (found == kernelUnits_.end()) {
+    const ir::Function *function = module_->lookup(kernel);
+    if (!function || !function->isKernel)
+      return Error(DPK_ERROR_NOT_FOUND,
+                   "kernel '" + kernel + "' is not a kernel of program '" + label_ + "'");
+    // Printed with source locations so diagnostics of the slice still point at the source;
+    // the printer's round trip is exact (Printer.h), and the slice of a verified module is one.
+    ir::PrintOptions withLocations;
+    withLocations.locations = true;
+    Expected<std::unique_ptr<ir::Module>> parsed =
+        ir::parseModule(ir::printKernelSlice(*module_, *function, withLocations), label_);
+    if (!parsed)
+      return Error(DPK_ERROR_GENERIC, "internal: re-reading kernel '" + kernel + "' of '" +
+                                          label_ + "': " + parsed.takeError().message());
+    KernelSliceUnit unit;
+    unit.module = std::move(*parsed);
+    unit.canonicalText = ir::printModule(*unit.module);
+    found = kernelUnits_.emplace(kernel, std::move(unit)).first;
+  }
+  return CompileUnit{found->second.module.get(), &found->second.canonicalText};
+}
+
 Expected<std::shared_ptr<ProgramBuild>> Program::buildIr(Device &device, const Specialization &spec,
-                                                         const std::string &kernel) {
+                                                         const std::string &kernel,
+                                                         const CompileUnit &unit) {
   Expected<compiler::TargetKind> target = targetFor(device);
   if (!target)
     return target.takeError();
@@ -282,7 +315,7 @@ Expected<std::shared_ptr<ProgramBuild>> Program::buildIr(Device &device, const S
 
   auto start = std::chrono::steady_clock::now();
   Expected<compiler::Artifact> artifact =
-      compileCached(*module_, canonicalText_, options, device, kernel, label_);
+      compileCached(*unit.module, *unit.canonicalText, options, device, kernel, label_);
   if (!artifact) {
     Error error = artifact.takeError();
     return Error(error.status() == DPK_ERROR_UNSUPPORTED ? error.status() : DPK_ERROR_COMPILE,
@@ -295,7 +328,7 @@ Expected<std::shared_ptr<ProgramBuild>> Program::buildIr(Device &device, const S
   Expected<std::shared_ptr<ProgramBuild>> built = Error(DPK_ERROR_GENERIC, "unreachable");
   if (*target == compiler::TargetKind::Host) {
     std::vector<std::string> names;
-    for (const auto &function : module_->functions) {
+    for (const auto &function : unit.module->functions) {
       if (function->isKernel)
         names.push_back(function->name);
     }

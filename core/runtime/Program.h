@@ -3,9 +3,12 @@
 //
 // IR programs are parsed and verified when created and compiled the first time one of their
 // kernels is launched on a device, through the kernel cache. A build is kept per (device,
-// specialization): host NdRange launches are specialized on the local size, every other launch
-// uses the generic build of its dimensionality; every launch of an IR program is also
-// specialized on which view arguments have a unit innermost stride.
+// specialization, compile unit): host NdRange launches are specialized on the local size, every
+// other launch uses the generic build of its dimensionality; every launch of an IR program is
+// also specialized on which view arguments have a unit innermost stride. The compile unit of a
+// one-kernel program is the whole module; a program of several kernels compiles each kernel with
+// its callees as a unit of its own, since the launch's dimension count belongs to one kernel
+// (a 1-D and a 2-D kernel may share a program).
 #ifndef DPK_CORE_RUNTIME_PROGRAM_H
 #define DPK_CORE_RUNTIME_PROGRAM_H
 
@@ -86,9 +89,23 @@ public:
                                                 const std::string &kernel);
 
 private:
+  /// What one IR build compiles: the module or one kernel's slice of it, and its printed text
+  /// (the cache key's IR text).
+  struct CompileUnit {
+    const ir::Module *module = nullptr;
+    const std::string *canonicalText = nullptr;
+  };
+  struct KernelSliceUnit {
+    std::unique_ptr<ir::Module> module;
+    std::string canonicalText;
+  };
+
   Program(ProgramKind kind, std::string label);
+  /// The unit that compiles `kernel` (callers hold mutex_).
+  Expected<CompileUnit> compileUnitFor(const std::string &kernel);
   Expected<std::shared_ptr<ProgramBuild>> buildIr(Device &device, const Specialization &spec,
-                                                  const std::string &kernel);
+                                                  const std::string &kernel,
+                                                  const CompileUnit &unit);
   Expected<std::shared_ptr<ProgramBuild>> createBuild(Device &device,
                                                       dpk_artifact_format_t format,
                                                       const void *data, size_t size,
@@ -105,7 +122,12 @@ private:
   dpk_host_module_t hostModule_{};
 
   std::mutex mutex_;
-  std::map<std::pair<Device *, Specialization>, std::shared_ptr<ProgramBuild>> builds_;
+  /// Multi-kernel IR programs: each kernel's unit, made on its first build.
+  std::map<std::string, KernelSliceUnit> kernelUnits_;
+  /// Keyed by device, specialization and the kernel whose unit was built ("" when the unit is
+  /// the whole program).
+  std::map<std::tuple<Device *, Specialization, std::string>, std::shared_ptr<ProgramBuild>>
+      builds_;
 };
 
 /// The compile target for a device (HOST_NATIVE -> host, PTX -> ptx, SPIR-V preferred over

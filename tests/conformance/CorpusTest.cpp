@@ -173,6 +173,51 @@ CONFORMANCE_TEST(DeviceFunctionCall) {
   }
 }
 
+// Issue 15 A: a 1-D and a 2-D kernel of one program each compile for their own launch (the
+// suite denies fallback, so a kernel compiled for the wrong dimensionality fails here instead of
+// running on the host), and a 2-D kernel launched over 1 dimension is a typed error everywhere.
+CONFORMANCE_TEST(MixedDimensionKernelsInOneProgram) {
+  constexpr size_t N = 1000, Rows = 17, Cols = 23;
+  dpk_kernel_t saxpy = t.corpusKernel("mixed_dims.dpkir", "saxpy");
+  dpk_kernel_t scale2d = t.corpusKernel("mixed_dims.dpkir", "scale2d");
+  ASSERT_NE(saxpy, nullptr);
+  ASSERT_NE(scale2d, nullptr);
+  std::vector<float> x(N), y(N), m(Rows * Cols);
+  for (size_t i = 0; i < N; ++i) {
+    x[i] = float(i % 13);
+    y[i] = float(i % 5);
+  }
+  for (size_t i = 0; i < m.size(); ++i)
+    m[i] = float(i);
+  void *dx = t.upload(x), *dy = t.upload(y), *dm = t.upload(m);
+  float a = 2.0f, s = 3.0f;
+  int64_t cols = Cols;
+  // saxpy first and last, so its build is made both before and after the 2-D kernel's.
+  for (int round = 0; round < 2; ++round) {
+    dpk_status_t status =
+        t.launch(saxpy, t.range1(N), {t.pointer(dx), t.pointer(dy), t.scalar(a)});
+    ASSERT_EQ(status, DPK_SUCCESS) << lastError(status);
+    if (round == 0) {
+      status = t.launch(scale2d, {2, {Rows, Cols, 0}, {0, 0, 0}},
+                        {t.pointer(dm), t.scalar(cols), t.scalar(s)});
+      ASSERT_EQ(status, DPK_SUCCESS) << lastError(status);
+    }
+  }
+  std::vector<float> gotY = t.download<float>(dy, N), gotM = t.download<float>(dm, Rows * Cols);
+  for (size_t i = 0; i < N; ++i)
+    ASSERT_EQ(gotY[i], a * x[i] + (a * x[i] + y[i])) << "y[" << i << "]";
+  for (size_t i = 0; i < m.size(); ++i)
+    ASSERT_EQ(gotM[i], s * m[i]) << "m[" << i << "]";
+
+  dpk_status_t wrong = t.launch(scale2d, t.range1(Rows * Cols),
+                                {t.pointer(dm), t.scalar(cols), t.scalar(s)});
+  EXPECT_EQ(wrong, DPK_ERROR_INVALID_RANGE);
+  std::string message = lastError(wrong);
+  EXPECT_NE(message.find("'scale2d' indexes work-item dimension 1"), std::string::npos) << message;
+  EXPECT_NE(message.find("this launch has 1"), std::string::npos) << message;
+  EXPECT_EQ(t.download<float>(dm, Rows * Cols), gotM) << "a refused launch wrote nothing";
+}
+
 CONFORMANCE_TEST(PrivateArray) {
   constexpr size_t N = 1000;
   dpk_kernel_t kernel = t.corpusKernel("private_array.dpkir", "private_array");

@@ -11,12 +11,14 @@ import pytest
 
 
 def _device_filters():
-    """'host' always; 'opencl:cpu' when the policy offers such a device."""
+    """'host' always; then each of 'opencl:cpu', 'cuda:gpu' and 'opencl:gpu' that the policy
+    offers on this machine (so the GPU machine sweeps its GPUs without being told)."""
     filters = ["host"]
     try:
         import dpk
-        if dpk.has_device("opencl:cpu"):
-            filters.append("opencl:cpu")
+        for optional in ("opencl:cpu", "cuda:gpu", "opencl:gpu"):
+            if dpk.has_device(optional):
+                filters.append(optional)
     except ImportError:
         pass  # the `device` fixture reports the missing extension
     extra = os.environ.get("DPK_TEST_DEVICES")
