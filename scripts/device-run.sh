@@ -24,8 +24,23 @@ DPK_DIAGNOSTICS=2 dpk-ls --explain 'level_zero:gpu' > "$out/explain-level-zero.t
 DPK_DEVICE_SELECTOR="!opencl:cpu" dpk-demo > "$out/demo.txt" 2>&1; echo "demo exit $?"; tail -20 "$out/demo.txt"
 DPK_DEVICE_SELECTOR="!opencl:cpu" dpk_conformance_tests > "$out/conformance.txt" 2>&1; echo "conformance exit $?"
 grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests ran|FAILED  \]' "$out/conformance.txt" | tail -15
+if [ "${DPK_DEVICE_UNIT:-1}" = 1 ]; then
+  # The backend and plugin-ABI unit tests name plugins and dpkc by their build-tree paths
+  # (DPK_BUILD_TREE: where the pack was built): those paths lead to the pack here.
+  if [ -n "${DPK_BUILD_TREE:-}" ] && [ ! -e "$DPK_BUILD_TREE/lib" ]; then
+    mkdir -p "$DPK_BUILD_TREE" && ln -s /opt/dpk/lib "$DPK_BUILD_TREE/lib" && ln -s /opt/dpk/bin "$DPK_BUILD_TREE/bin"
+  fi
+  for unit in dpk_cuda_backend_tests dpk_plugin_abi_tests; do
+    command -v $unit > /dev/null || continue
+    # By full path: gtest's death tests re-execute argv[0], which must name the program.
+    "$(command -v $unit)" > "$out/$unit.txt" 2>&1; echo "$unit exit $?"
+    grep -E '^\[  (PASSED|FAILED|SKIPPED) |FAILED  \]' "$out/$unit.txt" | tail -8
+  done
+fi
 if [ "${DPK_DEVICE_PYTHON:-1}" = 1 ] && [ -d "$here/.devcarry/pack/py312/python" ]; then # a cp312 build of the extension
   cp -a "$here/.devcarry/pack/py312/python" /opt/dpk/
+  # The package's Python sources are this tree's (the extension's build folder is elsewhere).
+  export DPK_PYTHON_SRC="$here/frontends/python/src/dpk"
   for d in host cuda; do
     PYTHONPATH=/opt/dpk/python python3 "$here/frontends/python/benchmarks/launch_overhead.py" --device $d \
       --calls 5000 --json "$out/py-launch-$d.json" 2>&1 | tee "$out/py-launch-$d.txt"

@@ -60,7 +60,18 @@ dpk_status_t programCreate(dpk_pl_program_t *out, dpk_pl_context_t context, dpk_
     program->native = clCreateProgramWithSource(context->native, 1, &text, &length, &status);
   }
   DPK_RETURN_ON_FAILURE(checkCl(status, call));
-  status = clBuildProgram(program->native, 1, &device->native, options ? options : "", nullptr,
+  std::string buildOptions = options ? options : "";
+  // OpenCL C lets single-precision division and sqrt be off by up to 2.5 and 3 ulp unless the
+  // program asks for correct rounding; dpk's results match NumPy's, which rounds correctly.
+  // NVIDIA's OpenCL uses the fast forms otherwise (x / 3 differed from NumPy in the last bit);
+  // devices able to round correctly say so in CL_DEVICE_SINGLE_FP_CONFIG.
+  cl_device_fp_config single = 0;
+  if (format == DPK_FORMAT_OPENCL_C &&
+      clGetDeviceInfo(device->native, CL_DEVICE_SINGLE_FP_CONFIG, sizeof single, &single,
+                      nullptr) == CL_SUCCESS &&
+      (single & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT))
+    buildOptions += " -cl-fp32-correctly-rounded-divide-sqrt";
+  status = clBuildProgram(program->native, 1, &device->native, buildOptions.c_str(), nullptr,
                           nullptr);
   if (status != CL_SUCCESS)
     return checkCl(status, "clBuildProgram", buildLog(program->native, device->native));
