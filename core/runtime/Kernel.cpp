@@ -18,6 +18,7 @@ Expected<Ref<Kernel>> Kernel::create(Program &program, const std::string &name) 
       kernel->function_ = function;
       kernel->abi_ = compiler::kernelAbi(*function);
       kernel->dimensionsUsed_ = ir::dimensionsUsed(*function, *program.module());
+      kernel->laneChoice_ = ir::chooseLaneMapping(*function, *program.module());
       return kernel;
     }
     std::string known;

@@ -3,8 +3,10 @@
 #define DPK_CORE_RUNTIME_KERNEL_H
 
 #include "compiler/Compiler.h"
+#include "ir/LaneMapping.h"
 #include "runtime/Program.h"
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,11 @@ public:
   /// IR kernels: how many launch dimensions the kernel indexes, through calls
   /// (ir::dimensionsUsed); a launch needs at least that many. 0 for other kernels.
   unsigned dimensionsUsed() const { return dimensionsUsed_; }
+  /// IR kernels: which dimension a Range launch feeds to the fastest lanes
+  /// (ir/LaneMapping.h), analysed once.
+  const ir::LaneChoice &laneChoice() const { return laneChoice_; }
+  /// Whether the lane choice was reported (diagnostics level 3) yet.
+  bool laneChoiceReported() { return laneChoiceReported_.exchange(true); }
 
 private:
   Kernel(Ref<Program> program, std::string name);
@@ -33,6 +40,8 @@ private:
   const ir::Function *function_ = nullptr;
   std::vector<compiler::AbiArg> abi_;
   unsigned dimensionsUsed_ = 0;
+  ir::LaneChoice laneChoice_;
+  std::atomic<bool> laneChoiceReported_{false};
 };
 
 } // namespace dpk::runtime

@@ -10,6 +10,7 @@
 #include "runtime/RuntimePolicy.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 namespace dpk::runtime {
@@ -240,12 +241,66 @@ static uint32_t unitInnerStrideViews(const Kernel &kernel, const MarshalledArgs 
   return mask;
 }
 
+/// DPK_LANE_MAPPING: "auto" (the default) lets Range kernels run with their contiguous
+/// dimension on the fastest lanes; "literal" maps dpk's last dimension there, as written.
+static bool laneMappingEnabled() {
+  static const bool enabled = [] {
+    const char *value = std::getenv("DPK_LANE_MAPPING");
+    if (!value || !*value || std::strcmp(value, "auto") == 0)
+      return true;
+    if (std::strcmp(value, "literal") != 0 && diagnosticsEnabled(1))
+      emitDiagnostic(1, "config.warning",
+                     {{"what", "DPK_LANE_MAPPING=" + std::string(value) +
+                                   " is not auto or literal; using literal"}});
+    return false;
+  }();
+  return enabled;
+}
+
+/// The new position of each dimension when `kernel` runs over a Range of `config`'s
+/// dimensionality with its lanes remapped (ir/LaneMapping.h), or null for the literal mapping.
+/// It depends only on the kernel, the launch kind and the dimension count, so the permuted
+/// range and the build (prepareOnDevice) agree wherever the launch goes, fallback included.
+static const ir::LaneChoice *laneRemap(const Kernel &kernel, const dpk_launch_config_t &config) {
+  const ir::LaneChoice &choice = kernel.laneChoice();
+  if (!kernel.hasSignature() || !choice.permutes() || choice.dims != config.dims ||
+      !isRangeLaunch(config) || !laneMappingEnabled())
+    return nullptr;
+  return &choice;
+}
+
+/// `config` over the permuted dimensions when the lanes are remapped, else `config` itself.
+static const dpk_launch_config_t &permuteForLanes(Kernel &kernel, const Device &device,
+                                                  const dpk_launch_config_t &config,
+                                                  dpk_launch_config_t &storage) {
+  const ir::LaneChoice *remap = laneRemap(kernel, config);
+  if (diagnosticsEnabled(3) && kernel.hasSignature() && config.dims >= 2 &&
+      isRangeLaunch(config) && !kernel.laneChoiceReported())
+    emitDiagnostic(3, "kernel.lanes",
+                   {{"kernel", kernel.name()},
+                    {"device", device.filterString()},
+                    {"mapping", remap ? "Range dim " + std::to_string(remap->fastDimension) +
+                                            " -> lanes"
+                                      : std::string("literal")},
+                    {"reason", laneMappingEnabled() ? kernel.laneChoice().reason
+                                                    : std::string("DPK_LANE_MAPPING=literal")}});
+  if (!remap)
+    return config;
+  storage = config;
+  std::array<unsigned, 3> position = remap->newPosition();
+  for (uint32_t d = 0; d < config.dims; ++d)
+    storage.global_size[position[d]] = config.global_size[d];
+  return storage;
+}
+
 Expected<dpk_pl_kernel_t> prepareOnDevice(Device &device, Kernel &kernel,
                                           const dpk_launch_config_t &config,
                                           const MarshalledArgs &args) {
   Program &program = kernel.program();
   Specialization spec;
   spec.dims = config.dims;
+  if (const ir::LaneChoice *remap = laneRemap(kernel, config))
+    spec.lanes = remap->newPosition();
   // IR programs are compiled with the constant 1 for unit innermost view strides; a launch with
   // other strides gets (and caches) its own build.
   if (program.kind() == ProgramKind::Ir)
@@ -354,10 +409,16 @@ Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch
     return Event::finished(&device, "launch", name, Error::success());
   }
 
+  // Range kernels run with the dimension whose accesses are contiguous on the fastest lanes
+  // (ir/LaneMapping.h): from here on the launch is over the permuted range, which every path
+  // below (policy routing, fallback, the device) builds the permuted kernel for.
+  dpk_launch_config_t permuted;
+  const dpk_launch_config_t &launch = permuteForLanes(kernel, device, config, permuted);
+
   // A `kernels:` rule of the policy that excludes the queue's device routes the kernel.
   std::string excludingRule;
   if (!Registry::get().kernelMayRunOn(name, device, &excludingRule))
-    return routeByPolicy(queue, kernel, config, launchArgs, deps, excludingRule);
+    return routeByPolicy(queue, kernel, launch, launchArgs, deps, excludingRule);
 
   // Dependencies first: a failed dependency is the caller's error, never a reason to fall back.
   Expected<std::vector<dpk_pl_event_t>> natives = queue.resolveDependencies(deps);
@@ -365,9 +426,9 @@ Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch
     return natives.takeError();
 
   // Compile errors surface here, synchronously; launch errors at the enqueue below.
-  Expected<dpk_pl_kernel_t> native = prepareOnDevice(device, kernel, config, launchArgs);
+  Expected<dpk_pl_kernel_t> native = prepareOnDevice(device, kernel, launch, launchArgs);
   if (!native)
-    return fallBackOrFail(queue, kernel, config, launchArgs, deps, native.takeError());
+    return fallBackOrFail(queue, kernel, launch, launchArgs, deps, native.takeError());
   // A plugin event costs a record per launch and a wait per event (most of an empty launch on a
   // GPU): it is asked for only when someone can use it. Without one, the queue's wait learns of
   // an asynchronous failure from queue_finish and names the kernel (Queue.h).
@@ -377,9 +438,9 @@ Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch
   if (diagnosticsEnabled(3))
     start = std::chrono::steady_clock::now();
   Expected<dpk_pl_event_t> submitted = enqueueOnDevice(device, queue.native(), *native, name,
-                                                       config, launchArgs, *natives, pluginEvent);
+                                                       launch, launchArgs, *natives, pluginEvent);
   if (!submitted)
-    return fallBackOrFail(queue, kernel, config, launchArgs, deps, submitted.takeError());
+    return fallBackOrFail(queue, kernel, launch, launchArgs, deps, submitted.takeError());
 
   Ref<Event> event;
   if (pluginEvent) {

@@ -2,6 +2,7 @@
 #include "runtime/Program.h"
 
 #include "ir/KernelSlice.h"
+#include "ir/LaneMapping.h"
 #include "ir/Parser.h"
 #include "ir/Printer.h"
 #include "runtime/Device.h"
@@ -243,7 +244,8 @@ Expected<std::shared_ptr<ProgramBuild>> Program::build(Device &device, const Spe
     return error;
   // One lock for the whole build: two threads launching the same new kernel compile it once.
   std::lock_guard<std::mutex> lock(mutex_);
-  bool perKernel = kind_ == ProgramKind::Ir && ir::kernelCount(*module_) > 1;
+  bool perKernel = kind_ == ProgramKind::Ir &&
+                   (ir::kernelCount(*module_) > 1 || spec.lanes != std::array<unsigned, 3>{0, 1, 2});
   auto key = std::make_tuple(&device, spec, perKernel ? kernel : std::string());
   auto it = builds_.find(key);
   if (it != builds_.end())
@@ -252,7 +254,7 @@ Expected<std::shared_ptr<ProgramBuild>> Program::build(Device &device, const Spe
   Expected<std::shared_ptr<ProgramBuild>> built = Error(DPK_ERROR_GENERIC, "unreachable");
   switch (kind_) {
   case ProgramKind::Ir: {
-    Expected<CompileUnit> unit = compileUnitFor(kernel);
+    Expected<CompileUnit> unit = compileUnitFor(kernel, spec.lanes);
     if (!unit)
       return unit.takeError();
     built = buildIr(device, spec, kernel, *unit);
@@ -271,10 +273,12 @@ Expected<std::shared_ptr<ProgramBuild>> Program::build(Device &device, const Spe
   return built;
 }
 
-Expected<Program::CompileUnit> Program::compileUnitFor(const std::string &kernel) {
-  if (ir::kernelCount(*module_) <= 1)
+Expected<Program::CompileUnit> Program::compileUnitFor(const std::string &kernel,
+                                                      const std::array<unsigned, 3> &lanes) {
+  bool permuted = lanes != std::array<unsigned, 3>{0, 1, 2};
+  if (ir::kernelCount(*module_) <= 1 && !permuted)
     return CompileUnit{module_.get(), &canonicalText_};
-  auto found = kernelUnits_.find(kernel);
+  auto found = kernelUnits_.find({kernel, lanes});
   if (found == kernelUnits_.end()) {
     const ir::Function *function = module_->lookup(kernel);
     if (!function || !function->isKernel)
@@ -291,8 +295,11 @@ Expected<Program::CompileUnit> Program::compileUnitFor(const std::string &kernel
                                           label_ + "': " + parsed.takeError().message());
     KernelSliceUnit unit;
     unit.module = std::move(*parsed);
+    // The slice is this kernel's alone, so its callees may be rewritten with it.
+    if (permuted)
+      ir::permuteWorkItemDimensions(*unit.module, lanes);
     unit.canonicalText = ir::printModule(*unit.module);
-    found = kernelUnits_.emplace(kernel, std::move(unit)).first;
+    found = kernelUnits_.emplace(std::make_pair(kernel, lanes), std::move(unit)).first;
   }
   return CompileUnit{found->second.module.get(), &found->second.canonicalText};
 }

@@ -39,9 +39,12 @@ struct Specialization {
   /// IR programs: bit i = view parameter i has innermost stride 1 at this launch
   /// (CompileOptions::unitInnerStrideViews).
   uint32_t unitInnerStrideViews = 0;
+  /// IR Range launches: the new position of each work-item dimension (ir/LaneMapping.h);
+  /// {0, 1, 2} is the kernel as written.
+  std::array<unsigned, 3> lanes{0, 1, 2};
   bool operator<(const Specialization &other) const {
-    return std::tie(localSize, dims, unitInnerStrideViews) <
-           std::tie(other.localSize, other.dims, other.unitInnerStrideViews);
+    return std::tie(localSize, dims, unitInnerStrideViews, lanes) <
+           std::tie(other.localSize, other.dims, other.unitInnerStrideViews, other.lanes);
   }
 };
 
@@ -101,8 +104,10 @@ private:
   };
 
   Program(ProgramKind kind, std::string label);
-  /// The unit that compiles `kernel` (callers hold mutex_).
-  Expected<CompileUnit> compileUnitFor(const std::string &kernel);
+  /// The unit that compiles `kernel` with its work-item dimensions moved to `lanes` (callers
+  /// hold mutex_).
+  Expected<CompileUnit> compileUnitFor(const std::string &kernel,
+                                       const std::array<unsigned, 3> &lanes);
   Expected<std::shared_ptr<ProgramBuild>> buildIr(Device &device, const Specialization &spec,
                                                   const std::string &kernel,
                                                   const CompileUnit &unit);
@@ -122,8 +127,9 @@ private:
   dpk_host_module_t hostModule_{};
 
   std::mutex mutex_;
-  /// Multi-kernel IR programs: each kernel's unit, made on its first build.
-  std::map<std::string, KernelSliceUnit> kernelUnits_;
+  /// Multi-kernel IR programs, and kernels launched with their lanes permuted: each
+  /// (kernel, lanes) unit, made on its first build.
+  std::map<std::pair<std::string, std::array<unsigned, 3>>, KernelSliceUnit> kernelUnits_;
   /// Keyed by device, specialization and the kernel whose unit was built ("" when the unit is
   /// the whole program).
   std::map<std::tuple<Device *, Specialization, std::string>, std::shared_ptr<ProgramBuild>>
