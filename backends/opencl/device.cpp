@@ -116,11 +116,16 @@ void chooseMemoryStrategy(dpk_pl_device_s &device, const std::string &extensions
   // Fine-grained SVM first: it is core OpenCL 2.0 and gives the same host-addressable pointers
   // as USM, while the USM extension's implementations vary (PoCL 5.0's crashed in dpk's first
   // conformance run on the GPU machine; Intel's runtime offers both and passes with either).
-  // Coarse-grained SVM is never the default: it gives nothing over buffers that dpk uses (no
-  // host access without map/unmap), and buffers are what every OpenCL driver does best.
-  device.memory = svmFine ? MemoryStrategyKind::SvmFine
-                  : usm   ? MemoryStrategyKind::Usm
-                          : MemoryStrategyKind::Buffer;
+  // Coarse-grained SVM next: it has no host access without map/unmap (dpk copies instead), but
+  // a kernel argument may point anywhere inside an allocation. Buffers can pass an interior
+  // pointer only as a sub-buffer whose offset is a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN
+  // (512 bytes on NVIDIA's OpenCL), so array views at other offsets could not be launched:
+  // 21 array tests failed on NVIDIA's OpenCL with buffers and all pass with coarse SVM
+  // (docs/gpu-machine.md, 2026-11-25). Buffers are the last resort.
+  device.memory = svmFine     ? MemoryStrategyKind::SvmFine
+                  : usm       ? MemoryStrategyKind::Usm
+                  : svmCoarse ? MemoryStrategyKind::SvmCoarse
+                              : MemoryStrategyKind::Buffer;
   const char *forced = std::getenv("DPK_OPENCL_MEMORY");
   if (forced && *forced) {
     std::string request = forced;
