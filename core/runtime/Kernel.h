@@ -24,6 +24,11 @@ public:
   /// IR kernels: how many launch dimensions the kernel indexes, through calls
   /// (ir::dimensionsUsed); a launch needs at least that many. 0 for other kernels.
   unsigned dimensionsUsed() const { return dimensionsUsed_; }
+  /// IR kernels that cannot see work-groups (compiler::rangeGuardApplies): a Range launch on a
+  /// SPIR-V or OpenCL C device runs them padded to a fixed work-group shape.
+  bool rangeGuardable() const { return rangeGuardable_; }
+  /// IR kernels: private memory per work-item, through calls (compiler::privateMemoryBytes).
+  uint64_t privateBytes() const { return privateBytes_; }
 
 private:
   Kernel(Ref<Program> program, std::string name);
@@ -33,6 +38,8 @@ private:
   const ir::Function *function_ = nullptr;
   std::vector<compiler::AbiArg> abi_;
   unsigned dimensionsUsed_ = 0;
+  bool rangeGuardable_ = false;
+  uint64_t privateBytes_ = 0;
 };
 
 } // namespace dpk::runtime

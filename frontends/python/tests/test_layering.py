@@ -25,7 +25,9 @@ LAYERS = (
     ("dpk.arrays",),        # dpk arrays: device memory, DLPack, creation functions
     ("dpk.kernels",),       # the kernel model: kapi, the AST compiler, launch
     ("dpk.extensions",),    # array extensions written as dpk kernels (linalg factorizations)
-    ("dpk", "dpk.kernel_api", "dpk.diagnostics", "dpk.linalg"),  # the public names
+    ("dpk.primitives",),    # random, vectorize, sort/scan/reduce/... written as dpk kernels
+    ("dpk._serialization",),  # pickling of kernels, device functions and vectorize objects
+    ("dpk", "dpk.kernel_api", "dpk.diagnostics", "dpk.linalg", "dpk.random"),  # public names
 )
 
 # Modules that are not Python sources in the package folder.

@@ -21,8 +21,9 @@ The package has one room per programming model over shared layers, and imports o
 downward (tests/test_layering.py holds the order and enforces it; docs/python.md describes it):
 ``_errors`` < ``_core_loader`` < ``_ir`` (the IR-building layer) < ``_runtime`` (devices,
 policy, diagnostics) < ``arrays`` (the Array API namespace, docs/arrays.md) < ``kernels`` <
-``extensions`` (the linalg extension's kernels) < this file and the public modules
-``kernel_api``, ``diagnostics`` and ``linalg``, which re-export.
+``extensions`` (the linalg extension's kernels) < ``primitives`` (random, vectorize, sort, scan,
+...; docs/primitives.md) < this file and the public modules ``kernel_api``, ``diagnostics``,
+``linalg`` and ``random``, which re-export.
 """
 
 from ._errors import (AbiMismatchError, BoundsError, BufferExportError, CompileError, DTypeError,
@@ -76,10 +77,15 @@ from .arrays.searching_functions import (argmax, argmin, count_nonzero, nonzero,
 from .arrays.statistical_functions import (cumulative_prod, cumulative_sum, max, mean, min,
                                            prod, std, sum, var)
 from .arrays.utility_functions import all, any, diff
-from . import linalg
-from ._runtime.devices import (Device, default_device, device_context, get_current_device,
-                               get_devices, has_device, select_device)
+from . import linalg, random
+from .primitives.vectorize import vectorize
+from .primitives.algorithms import (accumulate, argsort, argwhere, bincount, compact, histogram,
+                                    reduce, scan, scatter_add, searchsorted, sort, topk,
+                                    unique_all, unique_counts, unique_inverse, unique_values)
+from ._runtime.devices import (Device, Queue, default_device, device_context,
+                               get_current_device, get_devices, has_device, select_device)
 from ._core_loader import available as _extension_available
+from . import _serialization  # noqa: F401  (pickling of kernels, device_funcs, vectorize)
 
 #: numba-dppy's and numba-dpex's name for ``device_func``.
 func = device_func
@@ -95,7 +101,7 @@ __all__ = [
     "ForeignNameError", "GLOBAL_MEM_FENCE", "Group", "InvalidRangeError", "Item",
     "KernelDispatcher", "KernelSourceError", "KernelSyntaxError", "KernelTypeError",
     "LOCAL_MEM_FENCE", "LocalAccessor", "MemoryOrder", "MemoryScope", "NdItem", "NdRange",
-    "PlacementError", "PrivateArray", "Range", "array_type", "asarray", "atomic",
+    "PlacementError", "PrivateArray", "Queue", "Range", "array_type", "asarray", "atomic",
     "atomic_fence", "barrier", "call_kernel", "call_kernel_async", "default_device",
     "device_context", "device_func", "diagnostics", "empty", "from_dlpack", "func", "get_current_device",
     "get_devices", "get_global_id", "get_global_size", "get_group_id", "get_local_id",
@@ -125,4 +131,10 @@ __all__ += [  # the Array API namespace (docs/arrays.md)
     "squeeze", "stack", "std", "subtract", "sum", "take", "take_along_axis", "tan", "tanh",
     "tensordot", "tile", "tril", "triu", "trunc", "uint16", "uint32", "uint64", "uint8", "unstack",
     "var", "vecdot", "where", "zeros", "zeros_like",
+]
+
+__all__ += [  # the parallel primitives (docs/primitives.md)
+    "accumulate", "argsort", "argwhere", "bincount", "compact", "histogram", "random", "reduce",
+    "scan", "scatter_add", "sort", "topk", "unique_all", "unique_counts", "unique_inverse",
+    "unique_values", "vectorize",
 ]

@@ -41,6 +41,12 @@ MAX_NODES = 48
 MAX_LEAVES = 10
 MAX_ARGS = 64
 
+# Inner nodes whose op is not a row of the elementwise table: op name (an identifier, unique per
+# function and signature, so it can key the kernel cache and name kernels) -> emitter
+# ``(kb, operand dtypes, operand values) -> value of the node's dtype``. Higher layers register
+# them (dpk.primitives.vectorize: ``@dpk.vectorize`` functions, which so fuse like any row).
+EXTERNAL_OPS = {}
+
 _enabled = os.environ.get("DPK_FUSION", "1").strip().lower() not in ("0", "off", "false", "no")
 _pending = weakref.WeakValueDictionary()  # id -> lazy array not yet materialized
 # Its plain dict, for the launch path's emptiness test (a WeakValueDictionary's len() is Python
@@ -308,6 +314,11 @@ class Plan:
                 dtype = np.dtype(entry[1])
                 src = entry[2]
                 values.append(B.convert(b, values[src], dtypes[src], dtype))
+            elif tag in EXTERNAL_OPS:
+                dtype = np.dtype(entry[1])
+                kids = entry[2:]
+                values.append(EXTERNAL_OPS[tag](kb, [dtypes[k] for k in kids],
+                                                [values[k] for k in kids]))
             else:
                 dtype = np.dtype(entry[1])
                 kids = entry[2:]
