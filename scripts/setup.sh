@@ -28,10 +28,10 @@ if ((${#missing[@]})); then
 fi
 
 python=${PYTHON:-python3}
-if ! "$python" -c "import numpy, pytest, nanobind, scikit_build_core" 2>/dev/null \
+if ! "$python" -c "import numpy, pytest, nanobind, scikit_build_core, dask, distributed" 2>/dev/null \
    || ! "$python" -m pip show -q intel-opencl-rt intel-cmplr-lib-rt >/dev/null 2>&1; then
   echo "setup: installing Python packages"
-  "$python" -m pip install -q --disable-pip-version-check numpy pytest nanobind scikit-build-core intel-opencl-rt intel-cmplr-lib-rt
+  "$python" -m pip install -q --disable-pip-version-check numpy pytest nanobind scikit-build-core intel-opencl-rt intel-cmplr-lib-rt dask distributed
 fi
 
 # The venv the Python package is installed into (editable, below); it sees the packages above.

@@ -121,6 +121,10 @@ dpk_status_t deviceGetProps(dpk_device_props_t *out, dpk_pl_device_t handle) {
   // dpk order for a 3-D launch: dpk dimension d is CUDA dimension 2-d (z, y, x).
   for (int i = 0; i < 3; ++i)
     props.max_work_item_sizes[i] = static_cast<uint64_t>(d.maxBlock[2 - i]);
+  // Grid limits (x: 2^31 - 1, y and z: 65535 on every GPU so far), in the same order: the core
+  // refuses an NdRange with more blocks in a dimension before the plugin sees it.
+  for (int i = 0; i < 3; ++i)
+    props.max_num_groups[i] = static_cast<uint64_t>(d.maxGrid[2 - i]);
   props.formats = DPK_FORMAT_PTX;
   props.aspects =
       DPK_ASPECT_FP64 | DPK_ASPECT_ATOMIC64 | DPK_ASPECT_USM_DEVICE | DPK_ASPECT_USM_HOST;

@@ -165,6 +165,9 @@ dpk_status_t deviceGetProps(dpk_device_props_t *out, dpk_pl_device_t handle) {
   props.max_work_item_sizes[0] = d.compute.maxGroupSizeZ;
   props.max_work_item_sizes[1] = d.compute.maxGroupSizeY;
   props.max_work_item_sizes[2] = d.compute.maxGroupSizeX;
+  props.max_num_groups[0] = d.compute.maxGroupCountZ;
+  props.max_num_groups[1] = d.compute.maxGroupCountY;
+  props.max_num_groups[2] = d.compute.maxGroupCountX;
   props.formats = DPK_FORMAT_SPIRV;
   props.aspects = DPK_ASPECT_USM_DEVICE | DPK_ASPECT_USM_SHARED | DPK_ASPECT_USM_HOST;
   if (d.module.flags & ZE_DEVICE_MODULE_FLAG_FP16)

@@ -4,6 +4,7 @@
 #include "DeviceList.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -195,6 +196,14 @@ void describeDevice(dpk_pl_device_s &device) {
     clGetDeviceInfo(native, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof itemSizes, itemSizes, nullptr);
   for (int d = 0; d < 3; ++d)
     props.max_work_item_sizes[d] = itemSizes[2 - d];
+  // Launch limits OpenCL does not report. A global size must fit the device's size_t.
+  if (deviceValue<cl_uint>(native, CL_DEVICE_ADDRESS_BITS) == 32)
+    props.max_total_items = UINT32_MAX;
+  // PoCL's CPU driver counts a launch's work-groups in 32 bits (pthread_scheduler.c,
+  // `unsigned remaining_wgs`): with more it aborts in `assert (max_wgs > 0)` or silently runs a
+  // fraction of them (PoCL 3.1).
+  if (platformName == "Portable Computing Language" && (type & CL_DEVICE_TYPE_CPU))
+    props.max_total_groups = UINT32_MAX;
 
   bool hasSpirv = ilVersions.find("SPIR-V") != std::string::npos;
   props.formats = DPK_FORMAT_OPENCL_C;

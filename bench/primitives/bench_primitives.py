@@ -1,16 +1,20 @@
 """Parallel primitives against NumPy, side by side in one run (docs/primitives.md).
 
     build/venv/bin/python bench/primitives/bench_primitives.py [--device host] [--repeat 5]
-        [--sort-log2n 24] [--big-log2n 26]
+        [--sort-log2n 24] [--big-log2n 26] [--shape auto|cpu|gpu] [--only sort,bincount]
 
 Workloads (the issue's): sort and argsort of float32 2^24, cumulative_sum of float32 2^26, top-k
 k=100 of float32 2^24, bincount of 2^26 int32 into 1024 bins, random.normal of 2^26 float32.
 dpk results stay on the device (a NumPy copy would time the transfer); each dpk timing waits
 for the device (``Device.synchronize``). Median of --repeat runs after one warm-up run that
-builds the kernels.
+builds the kernels. --shape picks the sort and bincount kernels' shape (docs/primitives.md:
+auto is the device's own, CPU-shaped on CPUs and GPU-shaped on GPUs; cpu or gpu forces one
+through DPK_PRIMITIVES_SHAPE, to compare both on one device). --only runs the workloads whose
+name contains one of the comma-separated words.
 """
 
 import argparse
+import os
 import statistics
 import time
 
@@ -39,7 +43,12 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--sort-log2n", type=int, default=24)
     ap.add_argument("--big-log2n", type=int, default=26)
+    ap.add_argument("--shape", choices=["auto", "cpu", "gpu"], default="auto")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--check", action="store_true",
+                    help="also compare the sort, argsort, top-k and bincount results with NumPy's")
     args = ap.parse_args()
+    os.environ["DPK_PRIMITIVES_SHAPE"] = args.shape
     dev = dpk.select_device(args.device)
     sync = dev.synchronize
     rng = np.random.default_rng(0)
@@ -68,7 +77,24 @@ def main():
          lambda: nprng.standard_normal(nb, dtype=np.float32),
          lambda: g.normal(size=nb, dtype=np.float32)),
     ]
-    print(f"device: {dev}; median of {args.repeat}")
+    from dpk.primitives.algorithms import kernel_shape
+    only = [w for w in args.only.split(",") if w]
+    rows = [r for r in rows if not only or any(w in r[0] for w in only)]
+    print(f"device: {dev}; sort/bincount kernels: {kernel_shape(dev)}-shaped; "
+          f"median of {args.repeat}")
+    if args.check:
+        checks = {"sort": lambda: np.array_equal(np.asarray(dpk.sort(ds)), np.sort(xs)),
+                  "argsort": lambda: np.array_equal(np.asarray(dpk.argsort(ds)),
+                                                    np.argsort(xs, kind="stable")),
+                  # ties (float32 in [0, 1) has duplicates) go to the lower index first
+                  "topk": lambda: np.array_equal(np.asarray(dpk.topk(ds, 100)[1]),
+                                                 np.argsort(-xs, kind="stable")[:100]),
+                  "bincount": lambda: np.array_equal(
+                      np.asarray(dpk.bincount(dbins, minlength=1024)),
+                      np.bincount(bins, minlength=1024))}
+        print("check against NumPy: " + ", ".join(
+            f"{name} {'ok' if fn() else 'WRONG'}" for name, fn in checks.items()
+            if not only or any(w in name for w in only)))
     print("| workload | NumPy | dpk | NumPy/dpk |")
     print("|---|---|---|---|")
     for name, np_fn, dpk_fn in rows:

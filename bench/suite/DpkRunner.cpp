@@ -25,8 +25,12 @@ DpkRunner::DpkRunner(dpk_device_t dev, Problem &prob) : problem(prob), device(de
   checkDpk(dpk_queue_create(&queue, device, DPK_QUEUE_IN_ORDER), "dpk_queue_create");
   std::string text = readFile(problem.kernelFile);
   dpk_program_t program = nullptr;
-  checkDpk(dpk_program_create_from_ir(&program, text.c_str(), text.size(), problem.kernelName.c_str()),
-           "dpk_program_create_from_ir");
+  dpk_program_options_t options{};
+  options.struct_size = sizeof(options);
+  options.boundscheck = problem.boundsCheck ? DPK_BOUNDSCHECK_ON : DPK_BOUNDSCHECK_OFF;
+  checkDpk(dpk_program_create_from_ir_with_options(&program, text.c_str(), text.size(),
+                                                   problem.kernelName.c_str(), &options),
+           "dpk_program_create_from_ir_with_options");
   dpk_status_t status = dpk_kernel_get(&kernel, program, problem.kernelName.c_str());
   dpk_program_release(program);
   checkDpk(status, "dpk_kernel_get");

@@ -67,6 +67,7 @@ public:
   dpk_launch_config_t range{};
   double bytesMoved = 0;      // minimal bytes through memory per run (0 when not meaningful)
   double flops = 0;           // useful floating-point operations per run (0 when not meaningful)
+  bool boundsCheck = false;   // create the program in bounds-check mode (DPK_BOUNDSCHECK_ON)
 
   /// Checks the outputs in `arrays` against a reference; returns "" or what is wrong.
   virtual std::string verify() const = 0;

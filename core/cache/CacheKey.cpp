@@ -66,6 +66,12 @@ CacheKey CacheKey::make(std::string irText, const compiler::CompileOptions &opti
     key.deviceIdentity += "|" + deviceIdentity;
   // dumpDirectory is left out: it changes what is written beside the artifact, not the artifact.
   key.options = "opt=" + std::to_string(options.optLevel);
+  // Only bounds-checked builds spell the mode, so default builds keep the keys they had.
+  if (options.boundsCheck)
+    key.options += ";boundscheck";
+  if (options.rangeGuard != compiler::RangeGuardKind::None)
+    key.options += options.rangeGuard == compiler::RangeGuardKind::Guarded ? ";range=guarded"
+                                                                           : ";range=offsets";
   key.specialization = "local=" + std::to_string(options.localSize[0]) + "," +
                        std::to_string(options.localSize[1]) + "," +
                        std::to_string(options.localSize[2]) +

@@ -1,7 +1,14 @@
 // Compiler.cpp - compileModule(): dispatch to the target, and level-4 dumps of the input IR.
 #include "compiler/Compiler.h"
+#include "compiler/BoundsCheck.h"
+#include "compiler/RangeGuard.h"
 #include "compiler/Targets.h"
+#include "ir/LaunchDimensions.h"
+#include "ir/Parser.h"
 #include "ir/Printer.h"
+#include "ir/Verifier.h"
+
+#include <algorithm>
 
 #ifdef DPK_HAVE_OPENCL_C
 #include "opencl_c/OpenCLCEmitter.h"
@@ -38,9 +45,44 @@ Expected<std::vector<uint8_t>> compileOpenCLC(const ir::Module &module,
 } // namespace
 
 Expected<Artifact> compileModule(const ir::Module &module, const CompileOptions &options) {
+  if (options.boundsCheck) {
+    // The checks go into a copy (the printer's round trip is exact, locations included), which
+    // is then compiled like any module.
+    ir::PrintOptions withLocations;
+    withLocations.locations = true;
+    Expected<std::unique_ptr<ir::Module>> copy =
+        ir::parseModule(ir::printModule(module, withLocations), dumpName(module));
+    if (!copy)
+      return Error(DPK_ERROR_GENERIC, "internal: copying the module for bounds checks: " +
+                                          copy.takeError().message());
+    insertBoundsChecks(**copy);
+    CompileOptions checked = options;
+    checked.boundsCheck = false;
+    return compileModule(**copy, checked);
+  }
   if (options.dims > 3)
     return Error(DPK_ERROR_INVALID_ARGUMENT,
                  "launch dimensionality " + std::to_string(options.dims) + " is not 1, 2 or 3");
+  if (options.rangeGuard != RangeGuardKind::None) {
+    // Range kernels in pieces (RangeGuard.h) are compiled from a copy too, after any bounds
+    // checks, so the sizes and offsets are the last launch arguments.
+    ir::PrintOptions withLocations;
+    withLocations.locations = true;
+    Expected<std::unique_ptr<ir::Module>> copy =
+        ir::parseModule(ir::printModule(module, withLocations), dumpName(module));
+    if (!copy)
+      return Error(DPK_ERROR_GENERIC, "internal: copying the module for the range guard: " +
+                                          copy.takeError().message());
+    unsigned dims = options.dims ? options.dims : std::max(ir::dimensionsUsed(module), 1u);
+    if (Error error = addRangeGuard(**copy, dims, options.rangeGuard == RangeGuardKind::Guarded))
+      return error;
+    if (Error error = ir::verifyModule(**copy))
+      return Error(DPK_ERROR_GENERIC, "internal: the range guard broke the module: " +
+                                          error.message());
+    CompileOptions guarded = options;
+    guarded.rangeGuard = RangeGuardKind::None;
+    return compileModule(**copy, guarded);
+  }
   if (!options.dumpDirectory.empty())
     dumpStage(options, dumpName(module), "dpkir", ir::printModule(module));
 

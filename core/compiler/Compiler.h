@@ -27,6 +27,9 @@ namespace dpk::compiler {
 enum class TargetKind { Host, SpirV, OpenCLC, Ptx };
 const char *targetName(TargetKind target); // "host", "spirv", "opencl-c", "ptx"
 
+/// How a Range kernel is built for launches in a fixed work-group shape (RangeGuard.h).
+enum class RangeGuardKind : uint8_t { None, Offsets, Guarded };
+
 struct CompileOptions {
   TargetKind target = TargetKind::Host;
   /// Device identity: the PTX arch for CUDA ("sm_90"), the CPU for the host ("" = this CPU).
@@ -45,6 +48,14 @@ struct CompileOptions {
   /// constant 1 for that stride; the argument is still passed (the Kernel ABI is unchanged).
   /// Bits of non-view parameters and bits >= 32 (parameters 32+) are ignored. 0 = generic.
   uint32_t unitInnerStrideViews = 0;
+  /// Bounds-check mode (BoundsCheck.h): array accesses are checked, and every kernel takes one
+  /// more launch argument, last: a pointer to a zeroed status record of kBoundsRecordBytes,
+  /// which a failed check fills in. false: no check code at all.
+  bool boundsCheck = false;
+  /// Range launches in pieces (RangeGuard.h): kernels that cannot see work-groups take 2 * dims
+  /// more i64 launch arguments, last (the real global sizes, then the piece's offsets), and
+  /// with Guarded skip work-items past the real sizes. None: kernels as written.
+  RangeGuardKind rangeGuard = RangeGuardKind::None;
 };
 
 /// One compiled artifact: SPIR-V binary, OpenCL C text, PTX text or a host ELF object.

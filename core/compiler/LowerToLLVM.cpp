@@ -325,8 +325,28 @@ Value *FunctionLowering::emitBinary(const ir::Op &op) {
   if (op.kind == K::Add) return builder_.CreateAdd(a, b);
   if (op.kind == K::Sub) return builder_.CreateSub(a, b);
   if (op.kind == K::Mul) return builder_.CreateMul(a, b);
-  if (op.kind == K::Div) return isSigned ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
-  if (op.kind == K::Rem) return isSigned ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b);
+  if (op.kind == K::Div || op.kind == K::Rem) {
+    // Total division (Ops.def): a divisor of 0, and -1 with the minimum dividend, becomes 1
+    // through a select, so nothing traps and loops still vectorize; then x / 0 = 0, x % 0 = 0,
+    // MIN / -1 = MIN (wraps), MIN % -1 = 0, as NumPy's integer division. A constant divisor
+    // folds the selects away.
+    llvm::Type *type = a->getType();
+    Value *zero = llvm::ConstantInt::get(type, 0);
+    Value *byZero = builder_.CreateICmpEQ(b, zero);
+    Value *unsafe = byZero;
+    if (isSigned) {
+      unsigned bits = type->getIntegerBitWidth();
+      Value *minimum = llvm::ConstantInt::get(type, llvm::APInt::getSignedMinValue(bits));
+      Value *overflows = builder_.CreateAnd(builder_.CreateICmpEQ(a, minimum),
+                                            builder_.CreateICmpEQ(b, llvm::ConstantInt::get(type, -1, true)));
+      unsafe = builder_.CreateOr(byZero, overflows);
+    }
+    Value *divisor = builder_.CreateSelect(unsafe, llvm::ConstantInt::get(type, 1), b);
+    if (op.kind == K::Rem)
+      return isSigned ? builder_.CreateSRem(a, divisor) : builder_.CreateURem(a, divisor);
+    Value *quotient = isSigned ? builder_.CreateSDiv(a, divisor) : builder_.CreateUDiv(a, divisor);
+    return builder_.CreateSelect(byZero, zero, quotient);
+  }
   if (op.kind == K::And) return builder_.CreateAnd(a, b);
   if (op.kind == K::Or) return builder_.CreateOr(a, b);
   if (op.kind == K::Xor) return builder_.CreateXor(a, b);

@@ -34,6 +34,8 @@ const char *addressSpaceQualifier(ir::AddressSpace space);
 std::string pointerTypeName(const ir::Type &type);
 /// The declaration type of a value: value type for scalars, pointer type for pointers.
 std::string declarationTypeName(const ir::Type &type);
+/// An integer literal of `kind` (bool: true/false); negative numbers are parenthesized.
+std::string printInteger(ir::ScalarKind kind, int64_t value);
 /// The C expression of a `const` op; negative numbers are parenthesized.
 std::string constantLiteral(const ir::Op &op);
 /// Rounds a double to the nearest f16 value (ties to even) and returns it as a double.

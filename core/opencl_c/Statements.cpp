@@ -6,6 +6,7 @@
 // private arrays (allocas, to match the LLVM lowering) are hoisted to the top of the body.
 #include "opencl_c/Emitter.h"
 
+#include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -23,14 +24,38 @@ const char *binaryOperator(ir::OpKind kind, const ir::Type &type) {
   if (kind == ir::OpKind::Add) return "+";
   if (kind == ir::OpKind::Sub) return "-";
   if (kind == ir::OpKind::Mul) return "*";
-  if (kind == ir::OpKind::Div) return "/"; // C truncation, like the IR
-  if (kind == ir::OpKind::Rem) return "%"; // sign of the dividend, like the IR
+  if (kind == ir::OpKind::Div) return "/"; // floats only: integers go through totalDivision
+  if (kind == ir::OpKind::Rem) return "%";
   if (kind == ir::OpKind::And) return isBool ? "&&" : "&";
   if (kind == ir::OpKind::Or) return isBool ? "||" : "|";
   if (kind == ir::OpKind::Xor) return isBool ? "!=" : "^";
   if (kind == ir::OpKind::Shl) return "<<";
   assert(kind == ir::OpKind::Shr && "not a binary op");
   return ">>"; // arithmetic for signed types, logical for unsigned
+}
+
+/// Integer `/` and `%` as the IR defines them (Ops.def): the divisor is replaced by 1 where it
+/// is 0, or -1 with the minimum dividend, so nothing traps or is undefined, and x / 0 = 0,
+/// x % 0 = 0, MIN / -1 = MIN, MIN % -1 = 0. Bitwise | and & keep it free of branches.
+std::string totalDivision(ir::OpKind kind, ir::ScalarKind scalar, const std::string &a,
+                          const std::string &b) {
+  ir::Type type = ir::Type::scalarTy(scalar);
+  std::string typeName = valueTypeName(scalar);
+  std::string byZero = "(" + b + " == " + printInteger(scalar, 0) + ")";
+  std::string unsafe = byZero;
+  if (type.isSigned()) {
+    int64_t minimum = scalar == ir::ScalarKind::I8    ? INT8_MIN
+                      : scalar == ir::ScalarKind::I16 ? INT16_MIN
+                      : scalar == ir::ScalarKind::I32 ? INT32_MIN
+                                                      : INT64_MIN;
+    unsafe = "(" + byZero + " | ((" + a + " == " + printInteger(scalar, minimum) + ") & (" + b +
+             " == " + printInteger(scalar, -1) + ")))";
+  }
+  std::string divisor = "(" + unsafe + " ? " + printInteger(scalar, 1) + " : " + b + ")";
+  if (kind == ir::OpKind::Rem)
+    return "(" + typeName + ")(" + a + " % " + divisor + ")";
+  return "(" + byZero + " ? " + printInteger(scalar, 0) + " : (" + typeName + ")(" + a + " / " +
+         divisor + "))";
 }
 
 const char *comparisonOperator(ir::CmpPredicate predicate) {
@@ -343,6 +368,10 @@ Error FunctionEmitter::emitOp(const ir::Op &op) {
     const ir::Type &type = op.operands[0]->type;
     if (op.kind == ir::OpKind::Rem && type.isFloat()) {
       declare(op.result, "fmod(" + operandText(0) + ", " + operandText(1) + ")");
+      return Error::success();
+    }
+    if ((op.kind == ir::OpKind::Div || op.kind == ir::OpKind::Rem) && type.isInteger()) {
+      declare(op.result, totalDivision(op.kind, type.scalar, operandText(0), operandText(1)));
       return Error::success();
     }
     declare(op.result,

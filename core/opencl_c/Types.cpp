@@ -103,6 +103,8 @@ std::string printFloating(double value, bool isDouble) {
   return text;
 }
 
+} // namespace
+
 std::string printInteger(ir::ScalarKind kind, int64_t value) {
   switch (kind) {
   case ir::ScalarKind::Bool: return value ? "true" : "false";
@@ -129,8 +131,6 @@ std::string printInteger(ir::ScalarKind kind, int64_t value) {
   assert(false && "integer literal of a float kind");
   return "0";
 }
-
-} // namespace
 
 std::string constantLiteral(const ir::Op &op) {
   assert(op.kind == ir::OpKind::Const && op.result && "not a constant");

@@ -57,6 +57,7 @@ std::optional<FailureClass> classifyStatus(dpk_status_t status) {
   case DPK_ERROR_VERIFY:
   case DPK_ERROR_PLACEMENT:
   case DPK_ERROR_INVALID_HANDLE:
+  case DPK_ERROR_OUT_OF_BOUNDS:
     return std::nullopt;
   }
   return std::nullopt;

@@ -295,6 +295,17 @@ Error applyEnvironment(Policy &policy) {
     policy.placement.origin = "DPK_MIXED_DEVICES";
     policy.environmentOverrides.push_back("DPK_MIXED_DEVICES=" + value);
   }
+  if (std::string value = environment("DPK_BOUNDSCHECK"); !value.empty()) {
+    if (value == "1" || value == "true")
+      policy.boundsCheck = true;
+    else if (value == "0" || value == "false")
+      policy.boundsCheck = false;
+    else
+      return badEnvironment("DPK_BOUNDSCHECK", value,
+                            "bad value; allowed values: 1, 0, true, false");
+    policy.boundsCheckOrigin = "DPK_BOUNDSCHECK";
+    policy.environmentOverrides.push_back("DPK_BOUNDSCHECK=" + value);
+  }
   return Error::success();
 }
 

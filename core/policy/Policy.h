@@ -114,6 +114,10 @@ struct Policy {
   PluginSettings plugins;
   CacheSettings cache;
   PlacementSettings placement;
+  /// Bounds-check mode for IR programs created without an explicit choice (the `boundscheck:`
+  /// key, DPK_BOUNDSCHECK); docs/reliability.md, "Bounds-check mode".
+  bool boundsCheck = false;
+  std::string boundsCheckOrigin; // "file.yaml:40:14", "built-in default:...", "DPK_BOUNDSCHECK"
 
   /// Environment variables that changed a setting, in the order applied ("DPK_FALLBACK=deny").
   std::vector<std::string> environmentOverrides;
@@ -145,7 +149,7 @@ Expected<Policy> loadPolicyFile(const std::string &path);
 std::string policySearchResult();
 
 /// Applies DPK_DEVICE_SELECTOR, DPK_FALLBACK, DPK_DIAGNOSTICS, DPK_DIAGNOSTICS_FILE,
-/// DPK_DUMP_DIR, DPK_CACHE_DIR, DPK_CACHE_MODE and DPK_MIXED_DEVICES from the process
+/// DPK_DUMP_DIR, DPK_CACHE_DIR, DPK_CACHE_MODE and DPK_MIXED_DEVICES and DPK_BOUNDSCHECK from the process
 /// environment. Empty variables count as unset. A bad value is DPK_ERROR_POLICY
 /// (DPK_ERROR_PARSE for a bad selector) naming the variable.
 Error applyEnvironment(Policy &policy);

@@ -515,7 +515,7 @@ private:
   bool readRoot(const YAML::Node &root) {
     std::vector<Entry> fields;
     if (!entries(root, "", {"version", "devices", "fallback", "kernels", "diagnostics", "plugins",
-                            "cache", "placement"},
+                            "cache", "placement", "boundscheck"},
                  fields))
       return false;
     auto find = [&](const char *key) -> const Entry * {
@@ -549,6 +549,12 @@ private:
       return false;
     if (const Entry *e = find("placement"); e && !readPlacement(e->value))
       return false;
+    if (const Entry *e = find("boundscheck")) {
+      if (!readEnum<bool>(e->value, "boundscheck", {{"false", false}, {"true", true}},
+                          policy_.boundsCheck))
+        return false;
+      policy_.boundsCheckOrigin = where(e->value);
+    }
     return true;
   }
 

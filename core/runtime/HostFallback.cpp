@@ -87,7 +87,8 @@ Expected<Ref<Event>> runOnHost(Queue &queue, Kernel &kernel, const dpk_launch_co
                                  "backend is not loaded");
   if (Error error = kernel.program().checkRunsOn(*host))
     return Error(status, cause + "; it cannot run on the host instead: " + error.message());
-  if (Error error = validateForDevice(config, args, *host, name))
+  if (Error error = validateForDevice(deviceRangeFor(*host, kernel, config), config, args, *host,
+                                      name))
     return Error(status, cause + "; it cannot run on the host instead: " + error.message());
 
   // The host run is ordered after everything before it on the queue, and finishes here.

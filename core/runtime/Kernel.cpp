@@ -1,6 +1,7 @@
 // Kernel.cpp - kernel lookup by name.
 #include "runtime/Kernel.h"
 
+#include "compiler/RangeGuard.h"
 #include "ir/LaunchDimensions.h"
 #include "runtime/Device.h"
 
@@ -17,8 +18,13 @@ Expected<Ref<Kernel>> Kernel::create(Program &program, const std::string &name) 
     if (function && function->isKernel) {
       kernel->function_ = function;
       kernel->abi_ = compiler::kernelAbi(*function);
+      if (program.boundsCheck()) // the status record (compiler/BoundsCheck.h), passed last
+        kernel->abi_.push_back({DPK_ARG_POINTER, sizeof(void *),
+                                static_cast<unsigned>(function->params.size())});
       kernel->dimensionsUsed_ = ir::dimensionsUsed(*function, *program.module());
       kernel->laneChoice_ = ir::chooseLaneMapping(*function, *program.module());
+      kernel->rangeGuardable_ = compiler::rangeGuardApplies(*function, *program.module());
+      kernel->privateBytes_ = compiler::privateMemoryBytes(*function, *program.module());
       return kernel;
     }
     std::string known;

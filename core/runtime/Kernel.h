@@ -31,6 +31,11 @@ public:
   const ir::LaneChoice &laneChoice() const { return laneChoice_; }
   /// Whether the lane choice was reported (diagnostics level 3) yet.
   bool laneChoiceReported() { return laneChoiceReported_.exchange(true); }
+  /// IR kernels that cannot see work-groups (compiler::rangeGuardApplies): a Range launch on a
+  /// SPIR-V or OpenCL C device runs them padded to a fixed work-group shape.
+  bool rangeGuardable() const { return rangeGuardable_; }
+  /// IR kernels: private memory per work-item, through calls (compiler::privateMemoryBytes).
+  uint64_t privateBytes() const { return privateBytes_; }
 
 private:
   Kernel(Ref<Program> program, std::string name);
@@ -42,6 +47,8 @@ private:
   unsigned dimensionsUsed_ = 0;
   ir::LaneChoice laneChoice_;
   std::atomic<bool> laneChoiceReported_{false};
+  bool rangeGuardable_ = false;
+  uint64_t privateBytes_ = 0;
 };
 
 } // namespace dpk::runtime

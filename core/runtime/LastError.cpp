@@ -56,6 +56,7 @@ const char *statusName(const dpk_status_t &statusArgument) {
   case DPK_ERROR_NO_DEVICE: return "DPK_ERROR_NO_DEVICE";
   case DPK_ERROR_PLACEMENT: return "DPK_ERROR_PLACEMENT";
   case DPK_ERROR_INVALID_HANDLE: return "DPK_ERROR_INVALID_HANDLE";
+  case DPK_ERROR_OUT_OF_BOUNDS: return "DPK_ERROR_OUT_OF_BOUNDS";
   }
   return "DPK_STATUS_UNKNOWN";
 }

@@ -1,6 +1,7 @@
 // Launch.cpp - validation, marshalling and submission of kernel launches.
 #include "runtime/Launch.h"
 
+#include "runtime/BoundsCheckLaunch.h"
 #include "runtime/Device.h"
 #include "runtime/HostFallback.h"
 #include "runtime/Kernel.h"
@@ -87,36 +88,152 @@ Error validateRange(const dpk_launch_config_t &config, const std::string &kernel
   return Error(DPK_ERROR_INVALID_RANGE, "launch of kernel '" + kernel + "': " + problem);
 }
 
-Error validateForDevice(const dpk_launch_config_t &config, const MarshalledArgs &args,
-                        const Device &device, const std::string &kernel) {
+/// A Range in pieces of at most this many work-groups runs as one guarded launch instead.
+constexpr uint64_t kSingleLaunchGroups = 64;
+
+/// DPK_LANE_MAPPING: "auto" (the default) lets Range kernels run with their contiguous
+/// dimension on the fastest lanes; "literal" maps dpk's last dimension there, as written.
+static bool laneMappingEnabled() {
+  static const bool enabled = [] {
+    const char *value = std::getenv("DPK_LANE_MAPPING");
+    if (!value || !*value || std::strcmp(value, "auto") == 0)
+      return true;
+    if (std::strcmp(value, "literal") != 0 && diagnosticsEnabled(1))
+      emitDiagnostic(1, "config.warning",
+                     {{"what", "DPK_LANE_MAPPING=" + std::string(value) +
+                                   " is not auto or literal; using literal"}});
+    return false;
+  }();
+  return enabled;
+}
+
+/// The new position of each dimension when `kernel` runs over a Range of `config`'s
+/// dimensionality with its lanes remapped (ir/LaneMapping.h), or null for the literal mapping.
+/// It depends only on the kernel, the launch kind and the dimension count, so the permuted
+/// range and the build (prepareOnDevice) agree wherever the launch goes, fallback included.
+static const ir::LaneChoice *laneRemap(const Kernel &kernel, const dpk_launch_config_t &config) {
+  const ir::LaneChoice &choice = kernel.laneChoice();
+  if (!kernel.hasSignature() || !choice.permutes() || choice.dims != config.dims ||
+      !isRangeLaunch(config) || !laneMappingEnabled())
+    return nullptr;
+  return &choice;
+}
+
+/// `config` over the permuted dimensions when the lanes are remapped, else `config` itself.
+static const dpk_launch_config_t &permuteForLanes(Kernel &kernel, const Device &device,
+                                                  const dpk_launch_config_t &config,
+                                                  dpk_launch_config_t &storage) {
+  const ir::LaneChoice *remap = laneRemap(kernel, config);
+  if (diagnosticsEnabled(3) && kernel.hasSignature() && config.dims >= 2 &&
+      isRangeLaunch(config) && !kernel.laneChoiceReported())
+    emitDiagnostic(3, "kernel.lanes",
+                   {{"kernel", kernel.name()},
+                    {"device", device.filterString()},
+                    {"mapping", remap ? "Range dim " + std::to_string(remap->fastDimension) +
+                                            " -> lanes"
+                                      : std::string("literal")},
+                    {"reason", laneMappingEnabled() ? kernel.laneChoice().reason
+                                                    : std::string("DPK_LANE_MAPPING=literal")}});
+  if (!remap)
+    return config;
+  storage = config;
+  std::array<unsigned, 3> position = remap->newPosition();
+  for (uint32_t d = 0; d < config.dims; ++d)
+    storage.global_size[position[d]] = config.global_size[d];
+  return storage;
+}
+
+/// Whether the core picks the work-group shape of Range launches on `device`: devices that take
+/// SPIR-V or OpenCL C, whose implementations compile a work-group function per shape
+/// (compiler/RangeGuard.h says why). The host and CUDA pick their own without compiling.
+static bool corePicksRangeShape(const Device &device) {
+  return !device.accepts(DPK_FORMAT_HOST_NATIVE) && !device.accepts(DPK_FORMAT_PTX) &&
+         (device.accepts(DPK_FORMAT_SPIRV) || device.accepts(DPK_FORMAT_OPENCL_C));
+}
+
+DeviceRange deviceRangeFor(const Device &device, const Kernel &kernel,
+                           const dpk_launch_config_t &config, bool inOrder) {
+  DeviceRange range;
+  range.config = config;
+  if (const ir::LaneChoice *remap = laneRemap(kernel, config))
+    range.lanes = remap->newPosition();
+  if (!isRangeLaunch(config) || isEmptyRange(config) || !corePicksRangeShape(device))
+    return range;
+  bool inPieces = kernel.program().kind() == ProgramKind::Ir && kernel.rangeGuardable();
+  uint64_t *local = range.config.local_size;
+  pickRangeLocal(config, device.props(), inPieces, local,
+                 groupItemsFor(kernel.privateBytes(), device.props()));
+  if (!inPieces)
+    return range;
+  const uint32_t dims = config.dims;
+  uint64_t whole[3] = {0, 0, 0}; // each dimension's extent in whole work-groups
+  bool bulk = true;
+  for (uint32_t d = 0; d < dims; ++d) {
+    uint64_t global = config.global_size[d];
+    range.realGlobal[d] = static_cast<int64_t>(global);
+    range.config.global_size[d] = roundUp(global, local[d]);
+    whole[d] = global / local[d] * local[d];
+    bulk = bulk && whole[d] != 0;
+  }
+  auto add = [&](const uint64_t *global, const uint64_t *offset, bool guarded) {
+    RangePiece &piece = range.pieces[range.pieceCount++];
+    piece.config = range.config;
+    for (uint32_t d = 0; d < dims; ++d) {
+      piece.config.global_size[d] = global[d];
+      piece.offset[d] = static_cast<int64_t>(offset[d]);
+    }
+    piece.guarded = guarded;
+  };
+  const uint64_t zero[3] = {0, 0, 0};
+  // One guarded launch where pieces cannot be ordered without events (an out-of-order queue),
+  // and where the range is small: a second launch then costs more than the guard does (PoCL
+  // and Intel's runtime: 5-15 us a launch; the guard about 0.07 ns a work-item).
+  uint64_t groups = 1;
+  for (uint32_t d = 0; d < dims; ++d)
+    groups *= range.config.global_size[d] / local[d];
+  if (!inOrder || groups <= kSingleLaunchGroups) {
+    add(range.config.global_size, zero, /*guarded=*/true);
+    return range;
+  }
+  if (bulk)
+    add(whole, zero, /*guarded=*/false);
+  // The remainder of dimension t: whole work-groups before it, its rest rounded up to one
+  // work-group, every extent after it rounded up; the guard skips what lies past the range.
+  for (uint32_t t = 0; t < dims; ++t) {
+    if (whole[t] == config.global_size[t])
+      continue;
+    uint64_t global[3], offset[3] = {0, 0, 0};
+    bool empty = false;
+    for (uint32_t d = 0; d < dims; ++d) {
+      global[d] = d < t ? whole[d] : d == t ? local[d] : range.config.global_size[d];
+      empty = empty || global[d] == 0;
+    }
+    offset[t] = whole[t];
+    if (!empty)
+      add(global, offset, /*guarded=*/true);
+  }
+  return range;
+}
+
+Error validateForDevice(const DeviceRange &range, const dpk_launch_config_t &config,
+                        const MarshalledArgs &args, const Device &device,
+                        const std::string &kernel) {
   auto who = [&] { return "launch of kernel '" + kernel + "' on " + device.describe() + ": "; };
   const dpk_device_props_t &props = device.props();
   if (props.local_mem_size != 0 && args.localMemoryBytes() > props.local_mem_size)
     return Error(DPK_ERROR_INVALID_RANGE,
                  who() + "local memory arguments take " + std::to_string(args.localMemoryBytes()) +
                      " bytes, the device has " + std::to_string(props.local_mem_size));
-  if (isRangeLaunch(config))
+  uint64_t requested = 1;
+  for (uint32_t d = 0; d < config.dims; ++d)
+    requested *= config.global_size[d]; // validateRange: no overflow
+  std::string problem = deviceRangeProblem(range.config, requested, props);
+  if (problem.empty())
     return Error::success();
-  uint64_t items = 1;
-  for (uint32_t d = 0; d < config.dims; ++d) {
-    uint64_t local = config.local_size[d];
-    items *= local;
-    // The limits are listed for a 3-D launch in dpk's order; a launch of `dims` dimensions maps
-    // onto the API's first `dims` dimensions, which are the last `dims` entries.
-    uint64_t limit = props.max_work_item_sizes[3 - config.dims + d];
-    if (limit != 0 && local > limit)
-      return Error(DPK_ERROR_INVALID_RANGE,
-                   who() + "local size " + std::to_string(local) + " in dimension " +
-                       std::to_string(d) + " exceeds the device's maximum of " +
-                       std::to_string(limit));
-  }
-  if (props.max_work_group_size != 0 && items > props.max_work_group_size)
-    return Error(DPK_ERROR_INVALID_RANGE,
-                 who() + "a work-group of " + std::to_string(items) + " work-items (" +
-                     sizesText(config.local_size, config.dims) +
-                     ") exceeds the device's maximum work-group size of " +
-                     std::to_string(props.max_work_group_size));
-  return Error::success();
+  if (range.config.local_size[0] != config.local_size[0] &&
+      problem.find("work-group") != std::string::npos)
+    problem += " (dpk picked the work-groups of this Range launch)";
+  return Error(DPK_ERROR_INVALID_RANGE, who() + problem);
 }
 
 // A kernel that indexes dimension d needs a launch of more than d dimensions, on every device
@@ -241,66 +358,24 @@ static uint32_t unitInnerStrideViews(const Kernel &kernel, const MarshalledArgs 
   return mask;
 }
 
-/// DPK_LANE_MAPPING: "auto" (the default) lets Range kernels run with their contiguous
-/// dimension on the fastest lanes; "literal" maps dpk's last dimension there, as written.
-static bool laneMappingEnabled() {
-  static const bool enabled = [] {
-    const char *value = std::getenv("DPK_LANE_MAPPING");
-    if (!value || !*value || std::strcmp(value, "auto") == 0)
-      return true;
-    if (std::strcmp(value, "literal") != 0 && diagnosticsEnabled(1))
-      emitDiagnostic(1, "config.warning",
-                     {{"what", "DPK_LANE_MAPPING=" + std::string(value) +
-                                   " is not auto or literal; using literal"}});
-    return false;
-  }();
-  return enabled;
-}
+/// The native kernels a launch runs: `whole` for one launch of the range, or the builds its
+/// pieces need (compiler::RangeGuardKind: `offsets` for the bulk, `guarded` for the rest).
+struct PreparedKernels {
+  dpk_pl_kernel_t whole = nullptr;
+  dpk_pl_kernel_t offsets = nullptr;
+  dpk_pl_kernel_t guarded = nullptr;
+};
 
-/// The new position of each dimension when `kernel` runs over a Range of `config`'s
-/// dimensionality with its lanes remapped (ir/LaneMapping.h), or null for the literal mapping.
-/// It depends only on the kernel, the launch kind and the dimension count, so the permuted
-/// range and the build (prepareOnDevice) agree wherever the launch goes, fallback included.
-static const ir::LaneChoice *laneRemap(const Kernel &kernel, const dpk_launch_config_t &config) {
-  const ir::LaneChoice &choice = kernel.laneChoice();
-  if (!kernel.hasSignature() || !choice.permutes() || choice.dims != config.dims ||
-      !isRangeLaunch(config) || !laneMappingEnabled())
-    return nullptr;
-  return &choice;
-}
-
-/// `config` over the permuted dimensions when the lanes are remapped, else `config` itself.
-static const dpk_launch_config_t &permuteForLanes(Kernel &kernel, const Device &device,
-                                                  const dpk_launch_config_t &config,
-                                                  dpk_launch_config_t &storage) {
-  const ir::LaneChoice *remap = laneRemap(kernel, config);
-  if (diagnosticsEnabled(3) && kernel.hasSignature() && config.dims >= 2 &&
-      isRangeLaunch(config) && !kernel.laneChoiceReported())
-    emitDiagnostic(3, "kernel.lanes",
-                   {{"kernel", kernel.name()},
-                    {"device", device.filterString()},
-                    {"mapping", remap ? "Range dim " + std::to_string(remap->fastDimension) +
-                                            " -> lanes"
-                                      : std::string("literal")},
-                    {"reason", laneMappingEnabled() ? kernel.laneChoice().reason
-                                                    : std::string("DPK_LANE_MAPPING=literal")}});
-  if (!remap)
-    return config;
-  storage = config;
-  std::array<unsigned, 3> position = remap->newPosition();
-  for (uint32_t d = 0; d < config.dims; ++d)
-    storage.global_size[position[d]] = config.global_size[d];
-  return storage;
-}
-
-Expected<dpk_pl_kernel_t> prepareOnDevice(Device &device, Kernel &kernel,
+static Expected<dpk_pl_kernel_t> buildFor(Device &device, Kernel &kernel,
                                           const dpk_launch_config_t &config,
+                                          compiler::RangeGuardKind rangeGuard,
+                                          const std::array<unsigned, 3> &lanes,
                                           const MarshalledArgs &args) {
   Program &program = kernel.program();
   Specialization spec;
   spec.dims = config.dims;
-  if (const ir::LaneChoice *remap = laneRemap(kernel, config))
-    spec.lanes = remap->newPosition();
+  spec.rangeGuard = rangeGuard;
+  spec.lanes = lanes;
   // IR programs are compiled with the constant 1 for unit innermost view strides; a launch with
   // other strides gets (and caches) its own build.
   if (program.kind() == ProgramKind::Ir)
@@ -318,29 +393,102 @@ Expected<dpk_pl_kernel_t> prepareOnDevice(Device &device, Kernel &kernel,
   return (*build)->kernel(kernel.name());
 }
 
-Expected<dpk_pl_event_t> enqueueOnDevice(Device &device, dpk_pl_queue_t nativeQueue,
-                                         dpk_pl_kernel_t native, const std::string &kernel,
-                                         const dpk_launch_config_t &config,
-                                         const MarshalledArgs &args,
-                                         const std::vector<dpk_pl_event_t> &deps,
-                                         bool wantEvent = true) {
+static Expected<PreparedKernels> prepareOnDevice(Device &device, Kernel &kernel,
+                                                 const DeviceRange &range,
+                                                 const MarshalledArgs &args) {
+  PreparedKernels prepared;
+  if (range.pieceCount == 0) {
+    Expected<dpk_pl_kernel_t> whole =
+        buildFor(device, kernel, range.config, compiler::RangeGuardKind::None, range.lanes, args);
+    if (!whole)
+      return whole.takeError();
+    prepared.whole = *whole;
+    return prepared;
+  }
+  for (uint32_t i = 0; i < range.pieceCount; ++i) {
+    bool guarded = range.pieces[i].guarded;
+    dpk_pl_kernel_t &slot = guarded ? prepared.guarded : prepared.offsets;
+    if (slot)
+      continue;
+    Expected<dpk_pl_kernel_t> built =
+        buildFor(device, kernel, range.config,
+                 guarded ? compiler::RangeGuardKind::Guarded : compiler::RangeGuardKind::Offsets,
+                 range.lanes, args);
+    if (!built)
+      return built.takeError();
+    slot = *built;
+  }
+  return prepared;
+}
+
+/// One plugin launch of `config` (dims entries; the rest is filled in here) with `args`.
+static Expected<dpk_pl_event_t> enqueueOne(Device &device, dpk_pl_queue_t nativeQueue,
+                                           dpk_pl_kernel_t native, const std::string &kernel,
+                                           const dpk_launch_config_t &config, size_t numArgs,
+                                           const dpk_kernel_arg_t *args,
+                                           const std::vector<dpk_pl_event_t> &deps,
+                                           bool wantEvent) {
   dpk_launch_config_t pluginConfig = config;
-  bool range = isRangeLaunch(config);
-  if (range) {
+  bool backendPicks = isRangeLaunch(config);
+  if (backendPicks) {
     for (uint64_t &local : pluginConfig.local_size)
       local = 0;
   }
   for (uint32_t d = config.dims; d < 3; ++d) {
     pluginConfig.global_size[d] = 1;
-    pluginConfig.local_size[d] = range ? 0 : 1;
+    pluginConfig.local_size[d] = backendPicks ? 0 : 1;
   }
   dpk_pl_event_t event = nullptr;
   dpk_status_t status = device.plugin().table.enqueue_launch(
-      wantEvent ? &event : nullptr, nativeQueue, native, &pluginConfig, static_cast<uint32_t>(args.args().size()),
-      args.args().data(), static_cast<uint32_t>(deps.size()), deps.data());
+      wantEvent ? &event : nullptr, nativeQueue, native, &pluginConfig,
+      static_cast<uint32_t>(numArgs), args, static_cast<uint32_t>(deps.size()), deps.data());
   if (status != DPK_SUCCESS)
     return device.plugin().check(status,
                                  "launching kernel '" + kernel + "' on " + device.describe());
+  return event;
+}
+
+/// Submits the launch: one plugin launch, or the range's pieces in order (on an in-order queue:
+/// the first waits for `deps`, the last gives the event, which completes after all of them).
+/// A plugin that refused a later piece after accepting the first would leave the first running
+/// while the caller's fallback reran the whole kernel on the host; enqueue failures come from
+/// the arguments and the range, which the first piece shares, so that is not expected.
+static Expected<dpk_pl_event_t> enqueueOnDevice(Device &device, dpk_pl_queue_t nativeQueue,
+                                                const PreparedKernels &prepared,
+                                                const std::string &kernel,
+                                                const DeviceRange &range,
+                                                const MarshalledArgs &args,
+                                                const std::vector<dpk_pl_event_t> &deps,
+                                                bool wantEvent = true) {
+  const std::vector<dpk_kernel_arg_t> &given = args.args();
+  if (range.pieceCount == 0)
+    return enqueueOne(device, nativeQueue, prepared.whole, kernel, range.config, given.size(),
+                      given.data(), deps, wantEvent);
+  // The builds of a piece take the real sizes and the piece's offsets last.
+  const uint32_t dims = range.config.dims;
+  std::vector<dpk_kernel_arg_t> withRange;
+  withRange.reserve(given.size() + 2 * dims);
+  withRange.assign(given.begin(), given.end());
+  for (uint32_t d = 0; d < dims; ++d)
+    withRange.push_back({DPK_ARG_SCALAR, sizeof(int64_t), &range.realGlobal[d]});
+  size_t offsetArgs = withRange.size();
+  for (uint32_t d = 0; d < dims; ++d)
+    withRange.push_back({DPK_ARG_SCALAR, sizeof(int64_t), nullptr});
+  static const std::vector<dpk_pl_event_t> noDeps;
+  dpk_pl_event_t event = nullptr;
+  for (uint32_t i = 0; i < range.pieceCount; ++i) {
+    const RangePiece &piece = range.pieces[i];
+    for (uint32_t d = 0; d < dims; ++d)
+      withRange[offsetArgs + d].value = &piece.offset[d];
+    bool last = i + 1 == range.pieceCount;
+    Expected<dpk_pl_event_t> submitted =
+        enqueueOne(device, nativeQueue, piece.guarded ? prepared.guarded : prepared.offsets,
+                   kernel, piece.config, withRange.size(), withRange.data(),
+                   i == 0 ? deps : noDeps, last && wantEvent);
+    if (!submitted)
+      return submitted.takeError();
+    event = *submitted;
+  }
   return event;
 }
 
@@ -348,10 +496,11 @@ Expected<dpk_pl_event_t> submitOnDevice(Device &device, dpk_pl_queue_t nativeQue
                                         Kernel &kernel, const dpk_launch_config_t &config,
                                         const MarshalledArgs &args,
                                         const std::vector<dpk_pl_event_t> &deps) {
-  Expected<dpk_pl_kernel_t> native = prepareOnDevice(device, kernel, config, args);
-  if (!native)
-    return native.takeError();
-  return enqueueOnDevice(device, nativeQueue, *native, kernel.name(), config, args, deps);
+  DeviceRange range = deviceRangeFor(device, kernel, config, /*inOrder=*/false);
+  Expected<PreparedKernels> prepared = prepareOnDevice(device, kernel, range, args);
+  if (!prepared)
+    return prepared.takeError();
+  return enqueueOnDevice(device, nativeQueue, *prepared, kernel.name(), range, args, deps);
 }
 
 /// A launch on a device that a `kernels:` rule of the policy excludes for this kernel: it runs
@@ -382,6 +531,15 @@ static Expected<Ref<Event>> routeByPolicy(Queue &queue, Kernel &kernel,
 Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch_config_t &config,
                                   const LaunchArg *args, uint32_t numArgs,
                                   const std::vector<Event *> &deps, bool wantEvent) {
+  if (kernel.program().boundsCheck())
+    return launchBoundsChecked(queue, kernel, config, args, numArgs, deps, wantEvent);
+  return launchUnchecked(queue, kernel, config, args, numArgs, deps, wantEvent);
+}
+
+Expected<Ref<Event>> launchUnchecked(Queue &queue, Kernel &kernel,
+                                     const dpk_launch_config_t &config, const LaunchArg *args,
+                                     uint32_t numArgs, const std::vector<Event *> &deps,
+                                     bool wantEvent) {
   Device &device = queue.device();
   const std::string &name = kernel.name();
   if (Error error = validateRange(config, name))
@@ -394,7 +552,14 @@ Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch
   MarshalledArgs &launchArgs = **marshalled;
   if (Error error = checkPlacement(launchArgs, device, name))
     return error;
-  if (Error error = validateForDevice(config, launchArgs, device, name))
+  // Range kernels run with the dimension whose accesses are contiguous on the fastest lanes
+  // (ir/LaneMapping.h): from here on the launch is over the permuted range, which every path
+  // below (policy routing, fallback, the device) builds the permuted kernel for.
+  dpk_launch_config_t permuted;
+  const dpk_launch_config_t &launch = permuteForLanes(kernel, device, config, permuted);
+
+  DeviceRange range = deviceRangeFor(device, kernel, launch, queue.inOrder());
+  if (Error error = validateForDevice(range, launch, launchArgs, device, name))
     return error;
   if (Error error = kernel.program().checkRunsOn(device))
     return error;
@@ -409,12 +574,6 @@ Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch
     return Event::finished(&device, "launch", name, Error::success());
   }
 
-  // Range kernels run with the dimension whose accesses are contiguous on the fastest lanes
-  // (ir/LaneMapping.h): from here on the launch is over the permuted range, which every path
-  // below (policy routing, fallback, the device) builds the permuted kernel for.
-  dpk_launch_config_t permuted;
-  const dpk_launch_config_t &launch = permuteForLanes(kernel, device, config, permuted);
-
   // A `kernels:` rule of the policy that excludes the queue's device routes the kernel.
   std::string excludingRule;
   if (!Registry::get().kernelMayRunOn(name, device, &excludingRule))
@@ -426,7 +585,7 @@ Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch
     return natives.takeError();
 
   // Compile errors surface here, synchronously; launch errors at the enqueue below.
-  Expected<dpk_pl_kernel_t> native = prepareOnDevice(device, kernel, launch, launchArgs);
+  Expected<PreparedKernels> native = prepareOnDevice(device, kernel, range, launchArgs);
   if (!native)
     return fallBackOrFail(queue, kernel, launch, launchArgs, deps, native.takeError());
   // A plugin event costs a record per launch and a wait per event (most of an empty launch on a
@@ -438,7 +597,7 @@ Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch
   if (diagnosticsEnabled(3))
     start = std::chrono::steady_clock::now();
   Expected<dpk_pl_event_t> submitted = enqueueOnDevice(device, queue.native(), *native, name,
-                                                       launch, launchArgs, *natives, pluginEvent);
+                                                       range, launchArgs, *natives, pluginEvent);
   if (!submitted)
     return fallBackOrFail(queue, kernel, launch, launchArgs, deps, submitted.takeError());
 

@@ -6,7 +6,9 @@
 //  2. the arguments: views expanded into pointer + shape + strides, then, for IR kernels, count,
 //     kinds and scalar sizes against the kernel's signature;
 //  3. placement: no pointer into device memory of another device;
-//  4. the device's limits: work-group size, work-item sizes, local memory.
+//  4. the device's limits, against the range as the plugin will get it (LaunchRange.h,
+//     deviceRangeProblem; a Range launch on a SPIR-V or OpenCL C device gets its work-group
+//     shape from the core, DeviceRange), and local memory.
 // Then the kernel is built for the device (compile errors surface here, synchronously) and
 // submitted. A compile, launch or out-of-memory failure goes to the policy's fallback rule.
 #ifndef DPK_CORE_RUNTIME_LAUNCH_H
@@ -16,6 +18,7 @@
 #include "runtime/Event.h"
 #include "support/Error.h"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -80,9 +83,40 @@ private:
 
 /// Checks dims, global sizes, local sizes (all or none) and divisibility.
 Error validateRange(const dpk_launch_config_t &config, const std::string &kernel);
-/// Checks the range and local memory against the device's limits.
-Error validateForDevice(const dpk_launch_config_t &config, const MarshalledArgs &args,
-                        const Device &device, const std::string &kernel);
+/// One launch of a Range that runs in pieces (compiler/RangeGuard.h).
+struct RangePiece {
+  dpk_launch_config_t config{}; ///< this piece's global sizes, in the range's work-group shape
+  int64_t offset[3] = {0, 0, 0};
+  bool guarded = false;         ///< rounded up to whole work-groups: the guarded build runs it
+};
+
+/// How a launch reaches the device's plugin. A Range launch on a device that takes SPIR-V or
+/// OpenCL C gets a work-group shape picked by the core (LaunchRange.h, pickRangeLocal) instead
+/// of none, so the OpenCL implementation never picks (and compiles) one per global size. When
+/// the kernel can run in pieces (compiler/RangeGuard.h), it runs as the bulk of whole
+/// work-groups plus, per dimension with a remainder, one guarded piece rounded up to whole
+/// work-groups (on an out-of-order queue, and for ranges of at most 64 work-groups: one guarded
+/// piece for the whole range).
+struct DeviceRange {
+  /// The range as checked against the device's limits: local sizes zero when the backend picks
+  /// them; for a Range in pieces, the global sizes rounded up to the shape.
+  dpk_launch_config_t config{};
+  uint32_t pieceCount = 0;      ///< 0: one launch of `config`
+  RangePiece pieces[4];
+  int64_t realGlobal[3] = {0, 0, 0};
+  /// The new position of each work-item dimension in the build (ir/LaneMapping.h): a Range
+  /// launch of a remapped kernel arrives with its global size already permuted.
+  std::array<unsigned, 3> lanes{0, 1, 2};
+};
+/// `inOrder`: the launch's queue runs commands in order, so pieces need no events between them.
+DeviceRange deviceRangeFor(const Device &device, const Kernel &kernel,
+                           const dpk_launch_config_t &config, bool inOrder = true);
+
+/// Checks the range the device runs (`range`, made from the launch's `config`) and the local
+/// memory against the device's limits (LaunchRange.h, deviceRangeProblem).
+Error validateForDevice(const DeviceRange &range, const dpk_launch_config_t &config,
+                        const MarshalledArgs &args, const Device &device,
+                        const std::string &kernel);
 /// Expands views and checks the arguments against an IR kernel's signature.
 Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
                                                            const LaunchArg *args, uint32_t count);
@@ -93,6 +127,13 @@ Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
 Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch_config_t &config,
                                   const LaunchArg *args, uint32_t numArgs,
                                   const std::vector<Event *> &deps, bool wantEvent = true);
+
+/// launchKernel without the bounds-check wrapper (BoundsCheckLaunch.h), which calls it with the
+/// status record's pointer appended to the caller's arguments.
+Expected<Ref<Event>> launchUnchecked(Queue &queue, Kernel &kernel,
+                                     const dpk_launch_config_t &config, const LaunchArg *args,
+                                     uint32_t numArgs, const std::vector<Event *> &deps,
+                                     bool wantEvent = true);
 
 /// Builds and submits on `device` through `nativeQueue` without fallback: used for the first
 /// attempt and for the host run of a fallback.

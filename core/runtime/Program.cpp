@@ -131,7 +131,8 @@ Expected<dpk_pl_kernel_t> ProgramBuild::kernel(const std::string &name) {
 Program::Program(ProgramKind kind, std::string label)
     : RefCounted(HandleKind::Program), kind_(kind), label_(std::move(label)) {}
 
-Expected<Ref<Program>> Program::fromIr(std::string_view text, std::string label) {
+Expected<Ref<Program>> Program::fromIr(std::string_view text, std::string label,
+                                       std::optional<bool> boundsCheck) {
   if (label.empty())
     label = "<ir>";
   Expected<std::unique_ptr<ir::Module>> parsed = ir::parseModule(text, label);
@@ -141,6 +142,12 @@ Expected<Ref<Program>> Program::fromIr(std::string_view text, std::string label)
     return Error(error.status(), label + ": " + error.message());
   Ref<Program> program = Ref<Program>::adopt(new Program(ProgramKind::Ir, std::move(label)));
   program->module_ = std::move(*parsed);
+  if (!boundsCheck) {
+    if (Error error = Registry::ensure())
+      return error;
+    boundsCheck = Registry::get().policy().boundsCheck;
+  }
+  program->boundsCheck_ = *boundsCheck;
   program->canonicalText_ = ir::printModule(*program->module_);
   dumpCompileStage(program->label_, "input", "dpkir", program->canonicalText_);
   return program;
@@ -315,10 +322,12 @@ Expected<std::shared_ptr<ProgramBuild>> Program::buildIr(Device &device, const S
   options.localSize = spec.localSize;
   options.dims = spec.dims;
   options.unitInnerStrideViews = spec.unitInnerStrideViews;
+  options.rangeGuard = spec.rangeGuard;
   // The host compiles for the CPU it runs on; device targets name their architecture.
   if (*target != compiler::TargetKind::Host)
     options.targetId = device.props().target_id;
   options.dumpDirectory = stageDumpDirectory();
+  options.boundsCheck = boundsCheck_;
 
   auto start = std::chrono::steady_clock::now();
   Expected<compiler::Artifact> artifact =

@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -42,9 +43,12 @@ struct Specialization {
   /// IR Range launches: the new position of each work-item dimension (ir/LaneMapping.h);
   /// {0, 1, 2} is the kernel as written.
   std::array<unsigned, 3> lanes{0, 1, 2};
+  /// IR programs: a Range launch in pieces (CompileOptions::rangeGuard).
+  compiler::RangeGuardKind rangeGuard = compiler::RangeGuardKind::None;
   bool operator<(const Specialization &other) const {
-    return std::tie(localSize, dims, unitInnerStrideViews, lanes) <
-           std::tie(other.localSize, other.dims, other.unitInnerStrideViews, other.lanes);
+    return std::tie(localSize, dims, unitInnerStrideViews, lanes, rangeGuard) <
+           std::tie(other.localSize, other.dims, other.unitInnerStrideViews, other.lanes,
+                    other.rangeGuard);
   }
 };
 
@@ -71,12 +75,19 @@ private:
 
 class Program final : public RefCounted {
 public:
-  static Expected<Ref<Program>> fromIr(std::string_view text, std::string label);
+  /// `boundsCheck`: the program's bounds-check mode; nullopt takes the policy's (the
+  /// `boundscheck:` key or DPK_BOUNDSCHECK).
+  static Expected<Ref<Program>> fromIr(std::string_view text, std::string label,
+                                       std::optional<bool> boundsCheck = std::nullopt);
   static Expected<Ref<Program>> fromSpirv(Device &device, const void *spirv, size_t size);
   static Expected<Ref<Program>> fromHost(const dpk_host_kernel_entry_t *entries, uint32_t count);
 
   ProgramKind kind() const { return kind_; }
   const std::string &label() const { return label_; }
+  /// IR programs in bounds-check mode (compiler/BoundsCheck.h): every kernel takes one more
+  /// launch argument, last, the status record's pointer, and launches go through
+  /// launchBoundsChecked (BoundsCheckLaunch.h).
+  bool boundsCheck() const { return boundsCheck_; }
   /// IR programs: the verified module.
   const ir::Module *module() const { return module_.get(); }
   /// SPIR-V programs: the one device they were made for.
@@ -118,6 +129,7 @@ private:
 
   ProgramKind kind_;
   std::string label_;
+  bool boundsCheck_ = false;
   std::unique_ptr<ir::Module> module_;
   std::string canonicalText_; // printer output: the cache key's IR text
   Device *boundDevice_ = nullptr;

@@ -39,7 +39,8 @@ typedef enum dpk_status {
   DPK_ERROR_VERIFY = -15,              /* IR failed verification */
   DPK_ERROR_NO_DEVICE = -16,           /* no device matches the selector or policy */
   DPK_ERROR_PLACEMENT = -17,           /* arguments live on different devices */
-  DPK_ERROR_INVALID_HANDLE = -18       /* a handle that is null, freed or from elsewhere */
+  DPK_ERROR_INVALID_HANDLE = -18,      /* a handle that is null, freed or from elsewhere */
+  DPK_ERROR_OUT_OF_BOUNDS = -19        /* bounds-check mode: a kernel indexed past an array */
 } dpk_status_t;
 
 typedef enum dpk_device_type {

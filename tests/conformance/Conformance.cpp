@@ -150,6 +150,11 @@ dpk_kernel_t Conformance::corpusKernel(const std::string &file, const std::strin
   std::string text = corpusText(file);
   if (text.empty())
     return nullptr;
+  return irKernel(text, kernelName, file);
+}
+
+dpk_kernel_t Conformance::irKernel(const std::string &text, const std::string &kernelName,
+                                   const std::string &file) {
   dpk_program_t program = nullptr;
   dpk_status_t status =
       dpk_program_create_from_ir(&program, text.data(), text.size(), file.c_str());

@@ -76,6 +76,10 @@ public:
   /// Kernel `kernelName` of corpus file `file` (e.g. "vector_add.dpkir"); null after a failure
   /// that was already reported.
   dpk_kernel_t corpusKernel(const std::string &file, const std::string &kernelName);
+  /// Kernel `kernelName` of the IR program `text` (named `label` in messages); null after a
+  /// failure that was already reported.
+  dpk_kernel_t irKernel(const std::string &text, const std::string &kernelName,
+                        const std::string &label = "inline");
 
   /// Launches and waits; returns the launch's (or the wait's) status.
   dpk_status_t launch(dpk_kernel_t kernel, const dpk_launch_config_t &range,

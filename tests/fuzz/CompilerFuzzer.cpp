@@ -1,7 +1,7 @@
 // CompilerFuzzer.cpp - fuzz target for the LLVM lowering: verified IR compiled for the host (an
 // ELF object), SPIR-V (through SPIRV-LLVM-Translator) or PTX, one target per input (chosen
 // from the input's hash, so the same input always takes the same path), at an optimization
-// level also chosen from the hash. Promise: a verified module compiles, or fails with a typed
+// level and, for one input in four, in bounds-check mode, also chosen from the hash. Promise: a verified module compiles, or fails with a typed
 // error (never an abort in LLVM, a sanitizer report or a hang). Kept to small inputs
 // (-max_len), since one compile costs milliseconds.
 #include "FuzzSupport.h"
@@ -29,6 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (options.target == compiler::TargetKind::Host) options.targetId = "x86-64-v3";
   if (options.target == compiler::TargetKind::Ptx) options.targetId = "sm_80";
   if ((hash / 12) % 4 == 1) options.localSize = {8, 4, 2};
+  // One input in four also goes through the bounds-check pass (compiler/BoundsCheck.h).
+  options.boundsCheck = (hash / 48) % 4 == 3;
   Expected<compiler::Artifact> artifact = compiler::compileModule(**module, options);
   if (!artifact) {
     dpk_status_t status = artifact.error().status();

@@ -197,8 +197,11 @@ TEST_P(PluginAbi, MalformedRanges) {
       {"empty dimension", {2, {8, 0, 1}, {0, 0, 0}}, "global size of dimension 1 is 0"},
       {"some local sizes", {2, {8, 8, 1}, {8, 0, 0}}, "local size of dimension 1 is 0"},
       {"local size not dividing", {1, {100, 1, 1}, {7, 0, 0}}, "does not divide"},
-      {"2^64 work-items", {2, {big, big, 1}, {0, 0, 0}}, "2^64"},
-      {"more than 2^64 work-items", {3, {1 << 22, 1 << 22, 1 << 22}, {0, 0, 0}}, "2^64"},
+      {"2^64 work-items", {2, {big, big, 1}, {0, 0, 0}}, "2^63 - 1"},
+      {"more than 2^64 work-items", {3, {1 << 22, 1 << 22, 1 << 22}, {0, 0, 0}}, "2^63 - 1"},
+      // Kernels number work-items with signed 64-bit ids.
+      {"2^63 work-items", {2, {big, big / 2, 1}, {0, 0, 0}}, "2^63 - 1"},
+      {"2^63 work-items in one dimension", {1, {uint64_t(1) << 63, 1, 1}, {0, 0, 0}}, "2^63 - 1"},
   };
   auto queue = fakeHandle<dpk_pl_queue_t>();
   auto kernel = fakeHandle<dpk_pl_kernel_t>();

@@ -9,7 +9,15 @@
 //   async            launches "succeed" but their event fails with DPK_ERROR_DEVICE at wait
 //   nodevice         the plugin reports zero devices, with a reason
 //   init             init fails
+//   once:ENTRY[:N]   the first call of plugin entry ENTRY (a field of dpk/plugin_entries.def:
+//                    enqueue_launch, mem_free, ...) made while this value is set, after N
+//                    more calls that succeed (default 0), fails; later calls work again. It
+//                    fires once per entry per process and says so on stderr ("fault: injected
+//                    failure of ENTRY"), so a test can arm it mid-run with setenv and check it
+//                    fired even where the runtime swallows the status (releases at teardown)
+//   always:ENTRY     every call of ENTRY fails while this value is set
 //
+// Entries that return no status (shutdown, no_device_reason, last_error) cannot fail.
 // Its table is built like every backend's (GuardedDispatch.inc over namespace dpk::fault), and
 // it is called through the core's validation layer, so it checks no arguments either.
 #include "dpk/plugin.h"
@@ -18,6 +26,8 @@
 #include "GuardedDispatch.h"
 #include "PluginSupport.h"
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -305,6 +315,80 @@ dpk_status_t eventRelease(dpk_pl_event_t event) {
 
 } // namespace dpk::fault
 
+// ---- injection at any entry (once:ENTRY[:N], always:ENTRY) -------------------------------
+
+namespace dpk::fault {
+namespace {
+
+// One slot per row of dpk/plugin_entries.def, in ABI order.
+enum EntryIndex : unsigned {
+#define DPK_PLUGIN_ENTRY(kind, return_type, field, Name, parameters, arguments) Entry_##field,
+#include "dpk/plugin_entries.def"
+#undef DPK_PLUGIN_ENTRY
+  EntryCount
+};
+
+struct EntryInjection {
+  std::atomic<uint64_t> callsWhileArmed{0};
+  std::atomic<bool> fired{false};
+};
+EntryInjection injections[EntryCount];
+
+/// The status an injected failure of `field` returns: what the real failure would be.
+dpk_status_t injectedStatus(const char *field) {
+  if (std::strcmp(field, "mem_alloc") == 0)
+    return DPK_ERROR_OUT_OF_DEVICE_MEMORY;
+  if (std::strcmp(field, "program_create") == 0)
+    return DPK_ERROR_COMPILE;
+  if (std::strcmp(field, "enqueue_launch") == 0)
+    return DPK_ERROR_LAUNCH;
+  return DPK_ERROR_DEVICE;
+}
+
+/// Whether this call of entry `field` (slot `index`) is to fail under DPK_FAULT_INJECT.
+bool failsNow(unsigned index, const char *field) {
+  const char *env = std::getenv("DPK_FAULT_INJECT");
+  if (!env)
+    return false;
+  std::string mode = env;
+  size_t length = std::strlen(field);
+  if (mode.rfind("always:", 0) == 0)
+    return mode.compare(7, std::string::npos, field) == 0;
+  if (mode.rfind("once:", 0) != 0 || mode.compare(5, length, field) != 0)
+    return false;
+  std::string rest = mode.substr(5 + length);
+  if (!rest.empty() && rest[0] != ':')
+    return false; // once:event_wait must not arm event_wait_all, should one ever exist
+  uint64_t skip = rest.empty() ? 0 : std::strtoull(rest.c_str() + 1, nullptr, 10);
+  EntryInjection &injection = injections[index];
+  if (injection.callsWhileArmed.fetch_add(1) < skip)
+    return false;
+  bool expected = false;
+  return injection.fired.compare_exchange_strong(expected, true);
+}
+
+dpk_status_t injectedFailure(const char *field) {
+  std::fprintf(stderr, "fault: injected failure of %s\n", field);
+  return plugin::fail(injectedStatus(field), 900,
+                      std::string("fault: injected failure of ") + field);
+}
+
+dpk_plugin_dispatch_t guarded; // the backend's own table, which the injecting one forwards to
+
+} // namespace
+} // namespace dpk::fault
+
+// The injecting table: every STATUS entry asks failsNow first, then forwards to `guarded`.
+#define DPK_FAULT_FIELD_STATUS(field, parameters, arguments)                                     \
+  t.field = [] parameters -> dpk_status_t {                                                      \
+    if (dpk::fault::failsNow(dpk::fault::Entry_##field, #field))                                 \
+      return dpk::fault::injectedFailure(#field);                                                \
+    return dpk::fault::guarded.field arguments;                                                  \
+  };
+#define DPK_FAULT_FIELD_VOID(field, parameters, arguments)
+#define DPK_FAULT_FIELD_TEXT(field, parameters, arguments)
+#define DPK_FAULT_FIELD_LAST_ERROR(field, parameters, arguments)
+
 extern "C" DPK_EXPORT dpk_status_t dpk_plugin_get_dispatch(uint32_t requestedAbiVersion,
                                                            dpk_plugin_dispatch_t *out) {
   static const dpk_plugin_dispatch_t table = [] {
@@ -312,6 +396,11 @@ extern "C" DPK_EXPORT dpk_status_t dpk_plugin_get_dispatch(uint32_t requestedAbi
 #define DPK_GUARDED_NAMESPACE dpk::fault
 #include "GuardedDispatch.inc" // every entry of dpk/plugin_entries.def, inside guardEntry
 #undef DPK_GUARDED_NAMESPACE
+    dpk::fault::guarded = t;
+#define DPK_PLUGIN_ENTRY(kind, return_type, field, Name, parameters, arguments)                \
+  DPK_FAULT_FIELD_##kind(field, parameters, arguments)
+#include "dpk/plugin_entries.def"
+#undef DPK_PLUGIN_ENTRY
     return t;
   }();
   return dpk::plugin::copyDispatch(requestedAbiVersion, table, out);

@@ -158,7 +158,8 @@ cache: {dir: /tmp/c, mode: "off"}
 TEST(PolicyErrors, UnknownKeyListsAllowedKeys) {
   EXPECT_EQ(parseError("version: 1\ndevics:\n  prefer: gpu\n"),
             "t.yaml:2:1: policy: unknown key 'devics' (did you mean 'devices'?); allowed keys: "
-            "version, devices, fallback, kernels, diagnostics, plugins, cache, placement");
+            "version, devices, fallback, kernels, diagnostics, plugins, cache, placement, "
+            "boundscheck");
   EXPECT_EQ(parseError("version: 1\nfallback:\n  mode: warn\n  mdoe: deny\n"),
             "t.yaml:4:3: fallback: unknown key 'mdoe' (did you mean 'mode'?); allowed keys: "
             "mode, on");
@@ -370,6 +371,32 @@ std::string loadPolicyMessage() {
 }
 
 } // namespace
+
+// Bounds-check mode (issue 15 F): the `boundscheck:` key, overridden by DPK_BOUNDSCHECK.
+TEST(PolicyBoundsCheck, KeyAndVariable) {
+  EXPECT_FALSE(builtinPolicy().boundsCheck);
+  Policy on = parseOk("version: 1\nboundscheck: true\n");
+  EXPECT_TRUE(on.boundsCheck);
+  EXPECT_EQ(on.boundsCheckOrigin, "t.yaml:2:14");
+  EXPECT_FALSE(parseOk("version: 1\nboundscheck: false\n").boundsCheck);
+  EXPECT_EQ(parseError("version: 1\nboundscheck: sometimes\n"),
+            "t.yaml:2:14: boundscheck: bad value 'sometimes'; allowed values: false, true");
+  ScopedEnvironment env;
+  env.set("DPK_BOUNDSCHECK", "1");
+  Policy policy = on;
+  policy.boundsCheck = false;
+  ASSERT_FALSE(applyEnvironment(policy));
+  EXPECT_TRUE(policy.boundsCheck);
+  EXPECT_EQ(policy.boundsCheckOrigin, "DPK_BOUNDSCHECK");
+  env.set("DPK_BOUNDSCHECK", "0");
+  ASSERT_FALSE(applyEnvironment(on));
+  EXPECT_FALSE(on.boundsCheck); // the variable wins over the file
+  env.set("DPK_BOUNDSCHECK", "maybe");
+  dpk::Error error = applyEnvironment(policy);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error.status(), DPK_ERROR_POLICY);
+  EXPECT_NE(error.message().find("DPK_BOUNDSCHECK"), std::string::npos) << error.message();
+}
 
 TEST(PolicySearch, DpkConfigNamingAFifoDoesNotHang) {
   ScopedEnvironment env;

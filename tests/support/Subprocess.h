@@ -7,11 +7,14 @@
 #ifndef DPK_TESTS_SUPPORT_SUBPROCESS_H
 #define DPK_TESTS_SUPPORT_SUBPROCESS_H
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,12 +22,16 @@ namespace dpk::test {
 
 struct ChildResult {
   int exitCode = -1; // -1 when it did not exit normally
+  int signal = 0;    // the signal that ended it, if one did
+  bool timedOut = false; // killed (SIGKILL) at the deadline
   std::string output; // stdout and stderr together
 };
 
 /// Runs `program args...` with `environment` added (NAME, value; an empty value unsets it).
+/// With `deadlineSeconds` > 0 the child is killed when it has not exited by then (timedOut).
 inline ChildResult runProgram(const std::string &program, const std::vector<std::string> &args,
-                              const std::vector<std::pair<std::string, std::string>> &environment) {
+                              const std::vector<std::pair<std::string, std::string>> &environment,
+                              int deadlineSeconds = 0) {
   int pipeFds[2];
   ChildResult result;
   if (::pipe(pipeFds) != 0)
@@ -50,15 +57,36 @@ inline ChildResult runProgram(const std::string &program, const std::vector<std:
     ::_exit(127);
   }
   ::close(pipeFds[1]);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(deadlineSeconds);
   char buffer[4096];
-  ssize_t n;
-  while ((n = ::read(pipeFds[0], buffer, sizeof(buffer))) > 0)
+  for (;;) {
+    int waitMs = -1;
+    if (deadlineSeconds > 0) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      waitMs = left.count() > 0 ? static_cast<int>(left.count()) : 0;
+    }
+    pollfd readable{pipeFds[0], POLLIN, 0};
+    int ready = ::poll(&readable, 1, waitMs);
+    if (ready == 0) { // the deadline passed (a grandchild holding the pipe counts as a hang)
+      ::kill(pid, SIGKILL);
+      result.timedOut = true;
+      break;
+    }
+    if (ready < 0)
+      continue; // EINTR
+    ssize_t n = ::read(pipeFds[0], buffer, sizeof(buffer));
+    if (n <= 0)
+      break;
     result.output.append(buffer, static_cast<size_t>(n));
+  }
   ::close(pipeFds[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);
   if (WIFEXITED(status))
     result.exitCode = WEXITSTATUS(status);
+  if (WIFSIGNALED(status))
+    result.signal = WTERMSIG(status);
   return result;
 }
 
@@ -73,11 +101,13 @@ inline std::string selfPath() {
 }
 
 /// Runs one test of this binary (by full name "Suite.Test") in a child with `environment` and
-/// DPK_TEST_CHILD=1 (child-only tests skip themselves without it).
+/// DPK_TEST_CHILD=1 (child-only tests skip themselves without it); killed after
+/// `deadlineSeconds` when that is > 0.
 inline ChildResult runChildTest(const std::string &testName,
-                                std::vector<std::pair<std::string, std::string>> environment) {
+                                std::vector<std::pair<std::string, std::string>> environment,
+                                int deadlineSeconds = 0) {
   environment.emplace_back("DPK_TEST_CHILD", "1");
-  return runProgram(selfPath(), {"--gtest_filter=" + testName}, environment);
+  return runProgram(selfPath(), {"--gtest_filter=" + testName}, environment, deadlineSeconds);
 }
 
 inline bool isChild() {

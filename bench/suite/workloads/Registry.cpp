@@ -14,6 +14,10 @@ std::unique_ptr<Problem> makeWorkGroupReduction(int);
 std::unique_ptr<Problem> makeAtomicSum(int);
 std::unique_ptr<Problem> makeHistogram(int);
 std::unique_ptr<Problem> makeEmpty(int);
+std::unique_ptr<Problem> makeViewTriad(int);
+std::unique_ptr<Problem> makeViewTriadChecked(int);
+std::unique_ptr<Problem> makeStencil2d(int);
+std::unique_ptr<Problem> makeStencil2dChecked(int);
 
 const std::vector<WorkloadInfo> &allWorkloads() {
   static const std::vector<WorkloadInfo> workloads = {
@@ -28,6 +32,10 @@ const std::vector<WorkloadInfo> &allWorkloads() {
       {"kmeans_assign", 3, makeKMeansAssign},
       {"nbody", 3, makeNBody},
       {"empty_kernel", 1, makeEmpty},
+      {"view_triad", 3, makeViewTriad},
+      {"view_triad_boundscheck", 3, makeViewTriadChecked},
+      {"stencil2d", 3, makeStencil2d},
+      {"stencil2d_boundscheck", 3, makeStencil2dChecked},
   };
   return workloads;
 }

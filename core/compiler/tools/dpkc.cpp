@@ -9,8 +9,10 @@
 //     --unit-inner-stride=MASK  bit i: view parameter i has innermost stride 1 (as the runtime
 //                               specializes when a launch passes such a view)
 //     -O0..-O3                  optimization level (default -O3)
+//     --boundscheck             insert bounds checks (BoundsCheck.h) before every stage
 //     --dump-dir=DIR            write every stage to DIR (level-4 diagnostics)
 //     -o FILE                   output file (default: stdout)
+#include "compiler/BoundsCheck.h"
 #include "compiler/Compiler.h"
 #include "compiler/Targets.h"
 #include "ir/Parser.h"
@@ -36,7 +38,7 @@ int usage(const char *message) {
   std::fprintf(stderr,
                "usage: dpkc [--emit=ir|llvm|host-asm|host-obj|spirv|opencl-c|ptx] "
                "[--target=host|spirv|ptx] [--arch=ARCH] [--local-size=X[,Y,Z]] [--dims=N] "
-               "[--unit-inner-stride=MASK] [-O0..3] [--dump-dir=DIR] [-o FILE] <input.dpkir|->\n");
+               "[--unit-inner-stride=MASK] [--boundscheck] [-O0..3] [--dump-dir=DIR] [-o FILE] <input.dpkir|->\n");
   return 2;
 }
 
@@ -65,6 +67,7 @@ int main(int argc, char **argv) {
   const char *self[] = {"dpkc"};
   llvm::cl::ParseCommandLineOptions(1, self, "", nullptr, "DPK_LLVM_ARGS");
   std::string emit = "ir", target = "host", input, output;
+  bool boundsCheck = false;
   compiler::CompileOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -82,6 +85,7 @@ int main(int argc, char **argv) {
         return usage("bad --local-size (want X[,Y,Z], each > 0)");
     } else if (arg.size() == 3 && arg.rfind("-O", 0) == 0 && arg[2] >= '0' && arg[2] <= '3')
       options.optLevel = arg[2] - '0';
+    else if (arg == "--boundscheck") boundsCheck = true;
     else if (arg == "-o" && i + 1 < argc) output = argv[++i];
     else if (arg == "-h" || arg == "--help") return usage("reads dpk IR text, writes a stage");
     else if (!arg.empty() && arg[0] == '-' && arg != "-") return usage(("unknown option " + arg).c_str());
@@ -101,6 +105,7 @@ int main(int argc, char **argv) {
   auto module = ir::parseModule(text.str(), input);
   if (!module) return fail(module.error());
   if (Error e = ir::verifyModule(**module)) return fail(e);
+  if (boundsCheck) compiler::insertBoundsChecks(**module);
 
   Expected<std::vector<uint8_t>> bytes = std::vector<uint8_t>{};
   if (emit == "ir") {

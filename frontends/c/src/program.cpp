@@ -2,6 +2,7 @@
 #include "ApiGuard.h"
 
 #include <cstring>
+#include <optional>
 
 using namespace dpk;
 using namespace dpk::capi;
@@ -29,6 +30,37 @@ dpk_status_t dpk_program_create_from_ir(dpk_program_t *out, const char *ir_text,
       return nullArgument("ir_text");
     Expected<runtime::Ref<runtime::Program>> program =
         runtime::Program::fromIr(std::string_view(ir_text, length), name ? name : "");
+    return giveObject(out, program);
+  });
+}
+
+dpk_status_t dpk_program_create_from_ir_with_options(dpk_program_t *out, const char *ir_text,
+                                                     size_t length, const char *name,
+                                                     const dpk_program_options_t *options) {
+  return apiEntry("dpk_program_create_from_ir_with_options", [&] {
+    if (!out)
+      return nullArgument("out");
+    if (!ir_text)
+      return nullArgument("ir_text");
+    std::optional<bool> boundsCheck;
+    if (options) {
+      if (options->struct_size < sizeof(dpk_program_options_t))
+        return Error(DPK_ERROR_INVALID_ARGUMENT,
+                     "options->struct_size is " + std::to_string(options->struct_size) +
+                         ", expected at least " + std::to_string(sizeof(dpk_program_options_t)));
+      switch (runtime::enumValue(options->boundscheck)) {
+      case DPK_BOUNDSCHECK_DEFAULT: break;
+      case DPK_BOUNDSCHECK_OFF: boundsCheck = false; break;
+      case DPK_BOUNDSCHECK_ON: boundsCheck = true; break;
+      default:
+        return Error(DPK_ERROR_INVALID_ARGUMENT,
+                     "options->boundscheck is " +
+                         std::to_string(runtime::enumValue(options->boundscheck)) +
+                         "; expected DPK_BOUNDSCHECK_DEFAULT, _OFF or _ON");
+      }
+    }
+    Expected<runtime::Ref<runtime::Program>> program = runtime::Program::fromIr(
+        std::string_view(ir_text, length), name ? name : "", boundsCheck);
     return giveObject(out, program);
   });
 }

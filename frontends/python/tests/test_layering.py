@@ -26,6 +26,7 @@ LAYERS = (
     ("dpk.kernels",),       # the kernel model: kapi, the AST compiler, launch
     ("dpk.extensions",),    # array extensions written as dpk kernels (linalg factorizations)
     ("dpk.primitives",),    # random, vectorize, sort/scan/reduce/... written as dpk kernels
+    ("dpk._serialization",),  # pickling of kernels, device functions and vectorize objects
     ("dpk", "dpk.kernel_api", "dpk.diagnostics", "dpk.linalg", "dpk.random"),  # public names
 )
 

@@ -1,7 +1,9 @@
 """The parallel primitives against NumPy: sort/argsort (stability, NaN order, -0.0, duplicates,
 descending, axes), topk, unique_*, reduce/scan with built-in operators and device functions,
 bincount/histogram, scatter_add, compact; empty, 1-element and non-power-of-two inputs.
-DPK_PRIMITIVES_SWEEP=1 sweeps every dtype and more sizes."""
+DPK_PRIMITIVES_SWEEP=1 sweeps every dtype and more sizes. The sort and bincount kernels have a CPU
+shape and a GPU shape (algorithms.kernel_shape); each device runs its own, test_both_shapes runs
+both on every device, and DPK_PRIMITIVES_SHAPE=gpu (or cpu) runs this whole file with one."""
 
 import os
 
@@ -254,3 +256,54 @@ def test_searchsorted_numpy(device):
     np.testing.assert_array_equal(
         dpk.searchsorted(_on(device, a), _on(device, v), side="right").asnumpy(),
         np.searchsorted(a, v, side="right"))
+
+
+# ---- both kernel shapes on every device -------------------------------------------------------
+
+@pytest.mark.parametrize("shape", ["cpu", "gpu"])
+@pytest.mark.parametrize("n", [1, 255, 1000, 4097, 70001])
+def test_both_shapes(device, monkeypatch, shape, n):
+    """The CPU-shaped kernels (a work-item walks a block) and the GPU-shaped ones (work-groups
+    with local-memory histograms and ranking) give the same, NumPy's, answers on every device;
+    the sizes cover a partial work-group, one round per tile, several rounds and tiles, and a
+    partial last tile."""
+    from dpk.primitives import algorithms
+    monkeypatch.setenv(algorithms.SHAPE_ENV, shape)
+    assert algorithms.kernel_shape(device) == shape
+    dtypes = [np.float32, np.int8, np.uint16, np.int64] + ([np.float64] if device.has_fp64
+                                                              else [])
+    for dtype in dtypes:
+        x = _data(dtype, n, seed=20)
+        d = _on(device, x)
+        np.testing.assert_array_equal(dpk.argsort(d).asnumpy(), np.argsort(x, kind="stable"))
+        np.testing.assert_array_equal(dpk.sort(d).asnumpy(), np.sort(x, kind="stable"))
+        want = x.size - 1 - np.flip(np.argsort(np.flip(x), kind="stable"))
+        np.testing.assert_array_equal(dpk.argsort(d, descending=True).asnumpy(), want)
+    x = _data(np.float32, n, seed=21)
+    s = dpk.sort(_on(device, x)).asnumpy()
+    np.testing.assert_array_equal(np.signbit(s), np.signbit(np.sort(x, kind="stable")))
+    if n >= 1000:
+        m = x[: (n // 8) * 8].reshape(8, -1)
+        np.testing.assert_array_equal(dpk.argsort(_on(device, m), axis=0).asnumpy(),
+                                      np.argsort(m, axis=0, kind="stable"))
+        values, indices = dpk.topk(_on(device, x), 10)
+        np.testing.assert_array_equal(
+            indices.asnumpy(), (n - 1 - np.flip(np.argsort(np.flip(x), kind="stable")))[:10])
+    y = _data(np.int32, n, seed=22)
+    v, c = dpk.unique_counts(_on(device, y))
+    wv, wc = np.unique(y, return_counts=True)
+    np.testing.assert_array_equal(v.asnumpy(), wv)
+    np.testing.assert_array_equal(c.asnumpy(), wc)
+    b = np.random.default_rng(23).integers(0, 1000, n).astype(np.uint16)
+    np.testing.assert_array_equal(dpk.bincount(_on(device, b)).asnumpy(), np.bincount(b))
+    np.testing.assert_array_equal(dpk.bincount(_on(device, b), minlength=1024).asnumpy(),
+                                  np.bincount(b, minlength=1024))
+
+
+def test_shape_variable_is_checked(host, monkeypatch):
+    from dpk.primitives import algorithms
+    monkeypatch.setenv(algorithms.SHAPE_ENV, "fast")
+    with pytest.raises(ValueError, match="DPK_PRIMITIVES_SHAPE"):
+        dpk.sort(np.arange(3))
+    monkeypatch.setenv(algorithms.SHAPE_ENV, "auto")
+    assert algorithms.kernel_shape(host) == "cpu"

@@ -67,6 +67,14 @@ typedef struct dpk_device_props {
   /* Free-form "key=value" lines for backend-specific facts (compute capability, IL versions,
    * memory model); shown by dpk-ls. */
   char extra[1024];
+  /* Launch limits, checked by the core before a plugin sees a launch; 0 = no limit but the
+   * index space's (2^63 - 1 work-items). max_num_groups: work-groups per dimension, in dpk's
+   * order like max_work_item_sizes (CUDA: grid z, y, x); max_total_groups: work-groups of one
+   * launch in all; max_total_items: work-items of one launch in all. A plugin built before these
+   * fields existed leaves them 0 (struct_size). */
+  uint64_t max_num_groups[3];
+  uint64_t max_total_groups;
+  uint64_t max_total_items;
 } dpk_device_props_t;
 
 /* Services the core offers to a plugin, given at init. */

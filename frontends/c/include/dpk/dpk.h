@@ -120,6 +120,26 @@ DPK_EXPORT dpk_status_t dpk_enqueue_fill(dpk_event_t *out_event, dpk_queue_t que
  * DPK_ERROR_VERIFY name the line, column and op. `name` labels diagnostics (may be NULL). */
 DPK_EXPORT dpk_status_t dpk_program_create_from_ir(dpk_program_t *out, const char *ir_text,
                                                    size_t length, const char *name);
+/* Bounds-check mode of an IR program (docs/reliability.md, "Bounds-check mode"). */
+typedef enum dpk_boundscheck {
+  DPK_BOUNDSCHECK_DEFAULT = 0, /* DPK_BOUNDSCHECK if set, else the policy's `boundscheck:` */
+  DPK_BOUNDSCHECK_OFF = 1,     /* no check code at all */
+  DPK_BOUNDSCHECK_ON = 2       /* array indices are checked; a launch that indexes past an array
+                                  fails with DPK_ERROR_OUT_OF_BOUNDS naming the kernel, file:line,
+                                  array, index and shape, and the access is skipped */
+} dpk_boundscheck_t;
+
+typedef struct dpk_program_options {
+  size_t struct_size; /* set to sizeof(dpk_program_options_t) */
+  dpk_boundscheck_t boundscheck;
+} dpk_program_options_t;
+
+/* dpk_program_create_from_ir with options (NULL: the defaults). In bounds-check mode launches
+ * of the program's kernels are synchronous: dpk_enqueue_launch returns once the kernel finished,
+ * with DPK_ERROR_OUT_OF_BOUNDS when an access failed its check. */
+DPK_EXPORT dpk_status_t dpk_program_create_from_ir_with_options(
+    dpk_program_t *out, const char *ir_text, size_t length, const char *name,
+    const dpk_program_options_t *options);
 /* A program from a SPIR-V binary for one device whose backend accepts SPIR-V. */
 DPK_EXPORT dpk_status_t dpk_program_create_from_spirv(dpk_program_t *out, dpk_device_t device,
                                                       const void *spirv, size_t size);

@@ -82,9 +82,10 @@ from .primitives.vectorize import vectorize
 from .primitives.algorithms import (accumulate, argsort, argwhere, bincount, compact, histogram,
                                     reduce, scan, scatter_add, searchsorted, sort, topk,
                                     unique_all, unique_counts, unique_inverse, unique_values)
-from ._runtime.devices import (Device, default_device, device_context, get_current_device,
-                               get_devices, has_device, select_device)
+from ._runtime.devices import (Device, Queue, default_device, device_context,
+                               get_current_device, get_devices, has_device, select_device)
 from ._core_loader import available as _extension_available
+from . import _serialization  # noqa: F401  (pickling of kernels, device_funcs, vectorize)
 
 #: numba-dppy's and numba-dpex's name for ``device_func``.
 func = device_func
@@ -100,7 +101,7 @@ __all__ = [
     "ForeignNameError", "GLOBAL_MEM_FENCE", "Group", "InvalidRangeError", "Item",
     "KernelDispatcher", "KernelSourceError", "KernelSyntaxError", "KernelTypeError",
     "LOCAL_MEM_FENCE", "LocalAccessor", "MemoryOrder", "MemoryScope", "NdItem", "NdRange",
-    "PlacementError", "PrivateArray", "Range", "array_type", "asarray", "atomic",
+    "PlacementError", "PrivateArray", "Queue", "Range", "array_type", "asarray", "atomic",
     "atomic_fence", "barrier", "call_kernel", "call_kernel_async", "default_device",
     "device_context", "device_func", "diagnostics", "empty", "from_dlpack", "func", "get_current_device",
     "get_devices", "get_global_id", "get_global_size", "get_group_id", "get_local_id",

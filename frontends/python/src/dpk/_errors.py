@@ -108,7 +108,11 @@ class DTypeError(DpkError, TypeError):
 
 
 class BoundsError(DpkError, IndexError):
-    """An integer index out of the bounds of an array dimension."""
+    """An integer index out of the bounds of an array dimension: array indexing, and kernels in
+    bounds-check mode (``@dpk.kernel(boundscheck=True)``, ``DPK_BOUNDSCHECK=1``), whose message
+    names the kernel, its file:line, the array, the index and the shape."""
+
+    status = -19
 
 
 class BufferExportError(UnsupportedError, BufferError):
@@ -167,7 +171,7 @@ _BY_STATUS = {
         InvalidArgumentError, InvalidRangeError, NotFoundError, UnsupportedError,
         OutOfMemoryError, OutOfDeviceMemoryError, CompileError, LaunchError, DeviceError,
         PluginLoadError, AbiMismatchError, PolicyError, ParseError, VerifyError, NoDeviceError,
-        PlacementError, InvalidHandleError,
+        PlacementError, InvalidHandleError, BoundsError,
     )
 }
 _BY_STATUS[-1] = DpkError
@@ -186,6 +190,6 @@ def register_with_core(core) -> None:
 # Users see and catch these as dpk.<Name>.
 for _cls in list(_BY_STATUS.values()) + [KernelTypeError, KernelSyntaxError, BufferExportError,
                                           DeviceMismatchError,
-                                          ShapeError, DTypeError, BoundsError]:
+                                          ShapeError, DTypeError]:
     _cls.__module__ = "dpk"
 del _cls

@@ -22,6 +22,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,6 +36,9 @@ namespace {
 std::string typeString(nb::dlpack::dtype dt) {
   if (dt.lanes != 1 || dt.bits % 8 != 0 || dt.bits == 0)
     return "";
+  // Only the sizes NumPy has for each kind ("<b4" or "|f1" are no NumPy types; NumPy's "<f16"
+  // is x87 extended precision on x86, not DLPack's 128-bit IEEE float).
+  bool integerSize = dt.bits == 8 || dt.bits == 16 || dt.bits == 32 || dt.bits == 64;
   // DLPack has more codes (bfloat, complex, float8 variants) than dpk arrays have types.
   using Code = nb::dlpack::dtype_code;
   char kind = 0;
@@ -47,6 +51,9 @@ std::string typeString(nb::dlpack::dtype dt) {
   else if (dt.code == (uint8_t)Code::Bool)
     kind = 'b';
   if (!kind)
+    return "";
+  if ((kind == 'b' && dt.bits != 8) || (kind == 'f' && (dt.bits == 8 || !integerSize)) ||
+      ((kind == 'i' || kind == 'u') && !integerSize))
     return "";
   return std::string(dt.bits == 8 ? "|" : "<") + kind + std::to_string(dt.bits / 8);
 }
@@ -153,10 +160,10 @@ struct DLPackView {
   nb::tuple strides() const {
     const dl::Tensor &t = tensor();
     std::vector<int64_t> contiguous(t.ndim);
-    int64_t step = 1;
+    uint64_t step = 1; // wraps only for empty tensors (validateImported), whose strides no one uses
     for (int32_t d = t.ndim; d-- > 0;) {
-      contiguous[d] = step;
-      step *= t.shape[d];
+      contiguous[d] = static_cast<int64_t>(step);
+      step *= static_cast<uint64_t>(t.shape[d]);
     }
     nb::list out;
     for (int32_t d = 0; d < t.ndim; ++d)
@@ -171,7 +178,9 @@ struct DLPackView {
 };
 
 /// Checks what the rest of dpk reads from an imported tensor, so a malformed capsule is an
-/// error instead of a wild read.
+/// error instead of a wild read: the dimensions, and that the memory it describes (data +
+/// byte_offset, then every element the shape and strides reach) lies inside the address
+/// space, is not at NULL, and holds fewer than 2^63 bytes. Nothing of the data is read.
 void validateImported(const DLPackView &view) {
   const dl::Tensor &t = view.tensor();
   if (t.ndim < 0 || t.ndim > dl::MaxDims)
@@ -179,12 +188,58 @@ void validateImported(const DLPackView &view) {
                       "this DLPack tensor has " + std::to_string(t.ndim) + " dimensions");
   if (t.ndim > 0 && !t.shape)
     throw StatusError(DPK_ERROR_UNSUPPORTED, "this DLPack tensor has no shape array");
+  bool empty = false;
   for (int32_t d = 0; d < t.ndim; ++d) {
     if (t.shape[d] < 0)
       throw StatusError(DPK_ERROR_UNSUPPORTED, "this DLPack tensor has a negative extent (" +
                                                    std::to_string(t.shape[d]) +
                                                    ") in dimension " + std::to_string(d));
+    empty = empty || t.shape[d] == 0;
   }
+  if (empty)
+    return; // no element is ever addressed
+  auto beyond = [](const std::string &what) {
+    return StatusError(DPK_ERROR_UNSUPPORTED,
+                       "this DLPack tensor describes memory outside the address space: " + what);
+  };
+  // Element offsets (in elements) of the lowest and the highest element, and the count.
+  int64_t count = 1, low = 0, high = 0, step = 1;
+  for (int32_t d = t.ndim; d-- > 0;) {
+    int64_t extent = t.shape[d];
+    if (__builtin_mul_overflow(count, extent, &count))
+      throw beyond("more than 2^63 elements");
+    int64_t stride = t.strides ? t.strides[d] : step;
+    int64_t span = 0;
+    if (extent > 1 && __builtin_mul_overflow(extent - 1, stride, &span))
+      throw beyond("the stride " + std::to_string(stride) + " of dimension " +
+                   std::to_string(d) + " overflows");
+    if (__builtin_add_overflow(span < 0 ? low : high, span, span < 0 ? &low : &high))
+      throw beyond("the strides reach beyond 2^63 elements");
+    if (!t.strides && __builtin_mul_overflow(step, extent, &step))
+      throw beyond("more than 2^63 elements");
+  }
+  const dl::DataType &dt = t.dtype;
+  int64_t itemsize = std::max<int64_t>(1, (int64_t(dt.bits) * dt.lanes + 7) / 8);
+  int64_t lowBytes = 0, highBytes = 0, extentBytes = 0, pastHigh = 0;
+  int64_t totalBytes = 0; // what a dense copy would take: NumPy's and dpk's nbytes
+  if (__builtin_mul_overflow(count, itemsize, &totalBytes))
+    throw beyond(std::to_string(count) + " elements of " + std::to_string(itemsize) +
+                 " bytes are more than 2^63 bytes");
+  if (__builtin_mul_overflow(low, itemsize, &lowBytes) ||
+      __builtin_add_overflow(high, 1, &pastHigh) ||
+      __builtin_mul_overflow(pastHigh, itemsize, &highBytes) ||
+      __builtin_sub_overflow(highBytes, lowBytes, &extentBytes))
+    throw beyond("its elements span more than 2^63 bytes");
+  if (!t.data)
+    throw StatusError(DPK_ERROR_UNSUPPORTED, "this DLPack tensor has " + std::to_string(count) +
+                                                 " elements and a NULL data pointer");
+  uint64_t first = 0;
+  if (__builtin_add_overflow(reinterpret_cast<uint64_t>(t.data), t.byte_offset, &first))
+    throw beyond("data + byte_offset (" + std::to_string(t.byte_offset) + ") wraps around");
+  // first + lowBytes >= 0 and first + highBytes <= 2^64, without wrapping.
+  if ((lowBytes < 0 && first < static_cast<uint64_t>(-(lowBytes + 1)) + 1) ||
+      (highBytes > 0 && static_cast<uint64_t>(highBytes) > UINT64_MAX - first + 1))
+    throw beyond("its elements reach below address 0 or above the highest address");
 }
 
 /// Takes the managed tensor out of a DLPack capsule (renaming it "used_...", as the protocol
@@ -238,8 +293,14 @@ nb::object requestCapsule(nb::handle producer, nb::handle dlDevice, nb::handle c
   try {
     return method(**kwargs);
   } catch (nb::python_error &error) {
-    if (!error.matches(PyExc_TypeError) || !dlDevice.is_none() || !copy.is_none())
+    if (!error.matches(PyExc_TypeError))
       throw;
+    if (!dlDevice.is_none() || !copy.is_none())
+      throw StatusError(DPK_ERROR_UNSUPPORTED,
+                        std::string("this DLPack producer's __dlpack__ does not take DLPack "
+                                    "1.0's keywords (dl_device, copy), so dpk cannot ask it for ") +
+                            (dlDevice.is_none() ? "a copy" : "a copy in host memory") + ": " +
+                            error.what());
   }
   return method();
 }

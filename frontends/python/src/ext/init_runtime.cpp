@@ -4,6 +4,7 @@
 // block (waits, copies, program creation) release the GIL.
 #include "handles.h"
 
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -185,11 +186,25 @@ void initRuntime(nb::module_ &m) {
              check(dpk_event_status(&s, e.handle), "dpk_event_status");
              return (int)s;
            })
-      .def("elapsed_ns", [](Event &e) {
-        uint64_t ns = 0;
-        check(dpk_event_elapsed_ns(&ns, e.handle), "dpk_event_elapsed_ns");
-        return ns;
-      });
+      .def(
+          "elapsed_ns",
+          [](Event &e) {
+            uint64_t ns = 0;
+            dpk_status_t status;
+            {
+              nb::gil_scoped_release release; // waits for the command
+              status = dpk_event_elapsed_ns(&ns, e.handle);
+            }
+            if (status == DPK_ERROR_UNSUPPORTED)
+              throw StatusError(status, std::string(dpk_last_error()) +
+                                            " (from Python: q = dpk.Queue(device, "
+                                            "enable_profiling=True), then "
+                                            "dpk.call_kernel_async(..., queue=q))");
+            check(status, "dpk_event_elapsed_ns");
+            return ns;
+          },
+          "The command's device time in ns (waits for it); UnsupportedError unless it was "
+          "submitted to a profiling queue.");
   m.def(
       "wait_events",
       [](nb::handle events) {
@@ -231,17 +246,24 @@ void initRuntime(nb::module_ &m) {
   nb::class_<Program>(m, "Program", "Kernels from dpk IR text, compiled per device on first use.")
       .def_static(
           "from_ir",
-          [](const std::string &text, const std::string &name) {
+          [](const std::string &text, const std::string &name, std::optional<bool> boundscheck) {
             dpk_program_t h = nullptr;
+            dpk_program_options_t options{};
+            options.struct_size = sizeof(options);
+            options.boundscheck = !boundscheck ? DPK_BOUNDSCHECK_DEFAULT
+                                  : *boundscheck ? DPK_BOUNDSCHECK_ON
+                                                 : DPK_BOUNDSCHECK_OFF;
             dpk_status_t status;
             {
               nb::gil_scoped_release release;
-              status = dpk_program_create_from_ir(&h, text.data(), text.size(), name.c_str());
+              status = dpk_program_create_from_ir_with_options(&h, text.data(), text.size(),
+                                                               name.c_str(), &options);
             }
             check(status, "dpk_program_create_from_ir");
             return new Program(h);
           },
-          "text"_a, "name"_a, nb::rv_policy::take_ownership);
+          "text"_a, "name"_a, "boundscheck"_a = nb::none(), nb::rv_policy::take_ownership,
+          "boundscheck: True/False, or None for DPK_BOUNDSCHECK / the policy's `boundscheck:`.");
   nb::class_<Kernel>(m, "Kernel", "One kernel of a Program.")
       .def(
           "__init__",

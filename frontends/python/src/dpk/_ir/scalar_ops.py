@@ -3,8 +3,7 @@
 Each emitter takes the C++ IR builder, the NumPy dtype its operands have (already converted to
 it) and the operand IR values, and returns the IR value of the result. They implement the
 standard's special cases (signed zeros, infinities, NaN) and NumPy's answers where the IR's
-own op would be undefined: integer division and remainder by zero give 0 (and ``MIN // -1``
-wraps) instead of trapping, shifts by the bit width or more give 0 (or -1 for negative values
+own op would be undefined: shifts by the bit width or more give 0 (or -1 for negative values
 shifted right), ``maximum``/``minimum`` propagate NaN, ``round`` rounds half to even, float
 ``floor_divide``/``remainder`` follow Python's ``//`` and ``%``. ``EMITTERS`` maps the
 standard's function names onto them; the array layer's table (dpk.arrays.elementwise_table)
@@ -204,35 +203,14 @@ def divide(b, dtype, x, y):
     return _bin(b, "Div", x, y)
 
 
-def _safe_int_division(b, dtype, x, y):
-    """(q, r, y_is_zero, y_is_minus_one) with C semantics on a divisor that never traps."""
-    zero, one = _k(b, dtype, 0), _k(b, dtype, 1)
-    y0 = _cmp(b, "Eq", y, zero)
-    bad = y0
-    ym1 = None
-    if dtype.kind == "i":
-        ym1 = _cmp(b, "Eq", y, _k(b, dtype, -1))
-        bad = _or(b, y0, ym1)
-    ys = b.select(bad, one, y)
-    q = _bin(b, "Div", x, ys)
-    r = _bin(b, "Rem", x, ys)
-    return q, r, y0, ym1
-
-
 def floor_divide(b, dtype, x, y):
     if dtype.kind == "f":
         return _float_floor_divide(b, dtype, x, y)
     if dtype.kind == "b":
         return _and(b, x, y)
-    zero = _k(b, dtype, 0)
-    q, r, y0, ym1 = _safe_int_division(b, dtype, x, y)
-    if dtype.kind == "i":
-        # Python rounds toward -inf: q - 1 when the remainder is non-zero with y's other sign.
-        adjust = _and(b, _cmp(b, "Ne", r, zero),
-                      _cmp(b, "Lt", _bin(b, "Xor", r, y), zero))
-        q = b.select(adjust, _bin(b, "Sub", q, _k(b, dtype, 1)), q)
-        q = b.select(ym1, _bin(b, "Sub", zero, x), q)
-    return b.select(y0, zero, q)
+    # The IR's integer div/rem are total as NumPy's (x // 0 == 0, MIN // -1 == MIN), so the
+    # kernel compiler's floor division is NumPy's too.
+    return B.floordiv(b, dtype, x, y)
 
 
 def remainder(b, dtype, x, y):
@@ -240,14 +218,7 @@ def remainder(b, dtype, x, y):
         return _float_remainder(b, dtype, x, y)
     if dtype.kind == "b":
         return _and(b, x, _not(b, y))
-    zero = _k(b, dtype, 0)
-    q, r, y0, ym1 = _safe_int_division(b, dtype, x, y)
-    if dtype.kind == "i":
-        adjust = _and(b, _cmp(b, "Ne", r, zero),
-                      _cmp(b, "Lt", _bin(b, "Xor", r, y), zero))
-        r = b.select(adjust, _bin(b, "Add", r, y), r)
-        r = b.select(ym1, zero, r)
-    return b.select(y0, zero, r)
+    return B.floormod(b, dtype, x, y)
 
 
 def _float_floor_divide(b, dtype, x, y):

@@ -17,8 +17,14 @@ import contextlib
 import threading
 
 from .._core_loader import core
+from .._errors import NoDeviceError
 
 _DEVICE_TYPES = {1: "cpu", 2: "gpu", 3: "accelerator"}
+# DPK_ASPECT_* and DPK_FORMAT_* of include/dpk/dpk_types.h.
+_ASPECTS = {"fp64": 1 << 0, "fp16": 1 << 1, "atomic64": 1 << 2, "usm_device": 1 << 3,
+            "usm_shared": 1 << 4, "usm_host": 1 << 5}
+_FORMATS = {"host-native": 1 << 0, "spirv": 1 << 1, "opencl-c": 1 << 2, "ptx": 1 << 3}
+_BACKENDS = ("host", "opencl", "level_zero", "cuda")
 _lock = threading.RLock()
 _by_handle = {}
 _by_filter = {}
@@ -75,7 +81,95 @@ class Device:
 
     @property
     def has_fp64(self) -> bool:
-        return bool(self._dev.aspects & 1)
+        return bool(self._dev.aspects & _ASPECTS["fp64"])
+
+    # ---- what the C API's dpk_device_info_t says, under dpctl's names --------------------------
+
+    @property
+    def max_compute_units(self) -> int:
+        """Compute units (CPU cores or hardware threads, GPU SMs/EUs/CUs), as the backend
+        counts them."""
+        return self._dev.compute_units
+
+    compute_units = max_compute_units
+
+    @property
+    def global_mem_size(self) -> int:
+        """Bytes of global memory (for CPU devices: the host's memory)."""
+        return self._dev.global_mem_size
+
+    @property
+    def max_work_item_sizes(self) -> tuple:
+        """The largest work-group extent per dimension, in the backend's order (OpenCL/CUDA:
+        the fastest-varying dimension first)."""
+        return tuple(self._dev.max_work_item_sizes)
+
+    @property
+    def driver_version(self) -> str:
+        return self._dev.driver_version
+
+    @property
+    def artifact_formats(self) -> tuple:
+        """The kernel formats the backend accepts ("host-native", "spirv", "opencl-c",
+        "ptx")."""
+        return tuple(name for name, bit in _FORMATS.items() if self._dev.formats & bit)
+
+    @property
+    def aspects(self) -> tuple:
+        """The device's aspects by name ("fp64", "fp16", "atomic64", "usm_device",
+        "usm_shared", "usm_host")."""
+        return tuple(name for name, bit in _ASPECTS.items() if self._dev.aspects & bit)
+
+    @property
+    def has_aspect_fp64(self) -> bool:
+        return self.has_fp64
+
+    @property
+    def has_aspect_fp16(self) -> bool:
+        return bool(self._dev.aspects & _ASPECTS["fp16"])
+
+    has_fp16 = has_aspect_fp16
+
+    @property
+    def has_aspect_atomic64(self) -> bool:
+        return bool(self._dev.aspects & _ASPECTS["atomic64"])
+
+    @property
+    def has_aspect_usm_device_allocations(self) -> bool:
+        return bool(self._dev.aspects & _ASPECTS["usm_device"])
+
+    @property
+    def has_aspect_usm_shared_allocations(self) -> bool:
+        """Unified (shared) memory: one allocation dereferenceable on host and device."""
+        return bool(self._dev.aspects & _ASPECTS["usm_shared"])
+
+    has_unified_memory = has_aspect_usm_shared_allocations
+
+    @property
+    def has_aspect_usm_host_allocations(self) -> bool:
+        return bool(self._dev.aspects & _ASPECTS["usm_host"])
+
+    def device_info(self) -> dict:
+        """Every property above, by name (what print_device_info prints)."""
+        return {"name": self.name, "vendor": self.vendor, "driver_version": self.driver_version,
+                "backend": self.backend, "device_type": self.device_type,
+                "filter_string": self.filter_string,
+                "max_compute_units": self.max_compute_units,
+                "global_mem_size": self.global_mem_size, "local_mem_size": self.local_mem_size,
+                "max_work_group_size": self.max_work_group_size,
+                "max_work_item_sizes": self.max_work_item_sizes,
+                "aspects": self.aspects, "artifact_formats": self.artifact_formats}
+
+    def print_device_info(self, file=None):
+        """Prints the device's properties, one per line (dpctl's print_device_info)."""
+        info = self.device_info()
+        width = max(len(k) for k in info)
+        for key, value in info.items():
+            if isinstance(value, tuple) and value and isinstance(value[0], str):
+                value = ", ".join(value)
+            elif key.endswith("mem_size"):
+                value = f"{value} ({value / 2**20:.1f} MiB)"
+            print(f"{key + ':':<{width + 1}} {value}", file=file)
 
     @property
     def queue(self):
@@ -94,6 +188,77 @@ class Device:
     def __repr__(self):
         return f"<dpk.Device {self.filter_string} ({self.name})>"
 
+    def __reduce__(self):
+        """Pickled as its filter string: unpickling selects that device in the receiving
+        process (NoDeviceError naming the filter when it has none)."""
+        return (_unpickle_device, (self.filter_string,))
+
+
+# DPK_QUEUE_* of frontends/c/include/dpk/dpk.h.
+_QUEUE_OUT_OF_ORDER = 1 << 0
+_QUEUE_PROFILING = 1 << 1
+
+
+class Queue:
+    """A command queue of one device, as dpctl's ``SyclQueue``: ``dpk.Queue(device,
+    in_order=True, enable_profiling=False)``. ``call_kernel(..., queue=q)`` and
+    ``call_kernel_async(..., queue=q)`` submit to it; events of a queue made with
+    ``enable_profiling=True`` report their device time (``event.elapsed_ns()``). Wherever a
+    device is expected (``device=`` of array creation), a queue stands for its device.
+
+    ``device`` is a Device, a filter string, or None (the current device, see
+    ``device_context``). Arrays are read and written through their device's own queue, so work
+    submitted here asynchronously must have finished (``event.wait()``,
+    ``q.synchronize()``) before its arrays are read back."""
+
+    __slots__ = ("_native", "_device", "_flags", "_launchers", "__weakref__")
+
+    def __init__(self, device=None, in_order=True, enable_profiling=False):
+        self._device = get_current_device() if device is None else select_device(device)
+        self._flags = (0 if in_order else _QUEUE_OUT_OF_ORDER) | \
+            (_QUEUE_PROFILING if enable_profiling else 0)
+        self._native = core().Queue(self._device._dev, self._flags)
+        self._launchers = None  # kernel -> its Launcher for this queue (dpk.kernels)
+
+    @property
+    def device(self) -> "Device":
+        return self._device
+
+    sycl_device = device
+
+    @property
+    def is_in_order(self) -> bool:
+        return not self._flags & _QUEUE_OUT_OF_ORDER
+
+    @property
+    def has_enable_profiling(self) -> bool:
+        return bool(self._flags & _QUEUE_PROFILING)
+
+    def synchronize(self):
+        """Waits for every command submitted to this queue; raises the first one's error."""
+        self._native.wait()
+
+    wait = synchronize
+
+    def __repr__(self):
+        props = [] if self.is_in_order else ["out of order"]
+        if self.has_enable_profiling:
+            props.append("profiling")
+        extra = f" ({', '.join(props)})" if props else ""
+        return f"<dpk.Queue on {self._device.filter_string}{extra}>"
+
+    def __reduce__(self):
+        """Pickled as its device and properties: unpickling makes a new queue like it."""
+        return (Queue, (self._device, self.is_in_order, self.has_enable_profiling))
+
+
+def _unpickle_device(filter_string):
+    try:
+        return select_device(filter_string)
+    except NoDeviceError as exc:
+        raise NoDeviceError(f"cannot unpickle dpk.Device '{filter_string}': this process has "
+                            f"no such device ({exc})") from None
+
 
 def _wrap(native):
     with _lock:
@@ -103,10 +268,34 @@ def _wrap(native):
         return device
 
 
-def get_devices():
-    """Every device the policy allows, in its preference order."""
+def _choice(value, what, accepted):
+    """A lower-case name from a string or an enum-like value (its ``name``); "all" and None
+    mean any."""
+    if value is None:
+        return None
+    name = getattr(value, "name", value)
+    if not isinstance(name, str):
+        raise TypeError(f"get_devices: {what} must be a string, not {type(value).__name__}")
+    name = name.lower()
+    if name == "all":
+        return None
+    if name not in accepted:
+        raise ValueError(f"get_devices: unknown {what} {value!r} (accepted: "
+                         f"{', '.join(accepted + ('all',))})")
+    return name
+
+
+def get_devices(backend="all", device_type="all"):
+    """The devices the policy allows, in its preference order; as dpctl's ``get_devices``,
+    optionally only those of one backend ("host", "opencl", "level_zero", "cuda") and one
+    device type ("cpu", "gpu", "accelerator"); "all" (the default) takes any."""
+    backend = _choice(backend, "backend", _BACKENDS)
+    device_type = _choice(device_type, "device type", tuple(_DEVICE_TYPES.values()))
     c = core()
-    return [_wrap(c.get_device(i)) for i in range(c.device_count())]
+    devices = [_wrap(c.get_device(i)) for i in range(c.device_count())]
+    return [d for d in devices
+            if (backend is None or d.backend == backend)
+            and (device_type is None or d.device_type == device_type)]
 
 
 def select_device(filter_string=None) -> Device:
@@ -117,6 +306,8 @@ def select_device(filter_string=None) -> Device:
     so no fallback applies."""
     if isinstance(filter_string, Device):
         return filter_string
+    if isinstance(filter_string, Queue):
+        return filter_string._device
     if filter_string is not None and not isinstance(filter_string, str):
         raise TypeError(f"a device is a dpk.Device or a filter string, not "
                         f"{type(filter_string).__name__}")

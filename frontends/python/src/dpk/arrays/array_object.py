@@ -226,6 +226,30 @@ class Array:
     def __str__(self):
         return str(self.asnumpy())
 
+    @property
+    def __cuda_array_interface__(self):
+        """Numba's CUDA Array Interface, version 3, for arrays in CUDA memory (CuPy, PyTorch
+        and Numba take them without a copy); other arrays have no such attribute. dpk waits
+        for its device's queue first, so ``stream`` is None (no synchronization needed)."""
+        if self._device.backend != "cuda":
+            raise AttributeError(f"__cuda_array_interface__: this array lives on "
+                                 f"{self._device.filter_string}, not in CUDA memory")
+        itemsize = self._dtype.itemsize
+        ptr = self._ptr if self.size else 0
+        strides = None if self._strides is None or is_c_contiguous(self._shape, self._strides) \
+            else tuple(s * itemsize for s in self._strides)
+        self._device.synchronize()
+        read_only = bool(self._base is not None and self._base.read_only)
+        return {"shape": self._shape, "typestr": self._dtype.str, "data": (ptr, read_only),
+                "strides": strides, "descr": [("", self._dtype.str)], "mask": None,
+                "stream": None, "version": 3}
+
+    def __reduce__(self):
+        """Pickled as a NumPy copy of its data and its device's filter string: unpickling
+        copies the data to that device of the receiving process (NoDeviceError naming the
+        filter when it has none). Views and strides are not kept: the copy is C-contiguous."""
+        return (_unpickle_array, (self.asnumpy(), self._device))
+
     def __array_namespace__(self, /, *, api_version=None):
         if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12",
                                                             "2024.12"):
@@ -737,6 +761,10 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Array:
     memory on the host device, CUDA memory on its dpk CUDA device), else a copy on ``device``;
     ``copy=True`` always copies, ``copy=False`` never (BufferError). interchange.py says how."""
     return interchange.from_dlpack(x, Array, asarray, device, copy)
+
+
+def _unpickle_array(data, device):
+    return asarray(data, device=device, copy=True)
 
 
 def asnumpy(x, /):

@@ -29,6 +29,8 @@ and its read-only flag on any supported Python.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .._core_loader import available, core
@@ -240,8 +242,26 @@ def dlpack_device_of(obj):
     query = getattr(obj, "__dlpack_device__", None)
     if query is None:
         return (KDL_CPU, 0)
-    kind, ident = query()
-    return (int(kind), int(ident))
+    answer = query()
+    try:
+        kind, ident = answer
+        if isinstance(kind, bool) or isinstance(ident, bool):
+            raise TypeError
+        return (operator.index(kind), operator.index(ident))
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"{type(obj).__name__}.__dlpack_device__() returned "
+                                   f"{answer!r}, not a (device type, device id) pair of "
+                                   "integers") from None
+
+
+def _check_imported_device(view, wanted, what):
+    """The producer must hand over memory where it said (or where dpk asked for a copy): a
+    tensor of another DLPack device would be read as if dpk could address it."""
+    device = tuple(view.device)
+    if device[0] not in wanted:
+        kinds = " or ".join(str(k) for k in wanted)
+        raise UnsupportedError(f"{what}: expected a tensor on DLPack device type {kinds}; the "
+                               f"producer's tensor is on {device} (device type, id)")
 
 
 def _c_strides(shape):
@@ -306,9 +326,11 @@ def from_dlpack(x, view_cls, convert, device=None, copy=None):
     if kind in _CUDA_KINDS:
         home = cuda_device_for(ident, f"this DLPack array (device type {kind})")
         view = core().dlpack_import(x)
+        _check_imported_device(view, _CUDA_KINDS, "from_dlpack")
     elif kind in _HOST_KINDS:
         home = _host_device()
         view = core().dlpack_import(x)
+        _check_imported_device(view, _HOST_KINDS, "from_dlpack")
     else:
         # Memory dpk cannot address (OpenCL, oneAPI, ...): ask the producer for a host copy.
         if copy is False:
@@ -317,6 +339,7 @@ def from_dlpack(x, view_cls, convert, device=None, copy=None):
                                     "needed")
         home = _host_device()
         view = core().dlpack_import(x, dl_device=(KDL_CPU, 0))
+        _check_imported_device(view, _HOST_KINDS, "from_dlpack(a host copy)")
         copy = None if home is not None else True
     if home is None:
         # Host memory, but the policy leaves the host device out: stage through NumPy.

@@ -46,7 +46,7 @@ from .._runtime.launch import register_launch_types
 from .._runtime.policy import target_device
 from ..arrays.array_object import Array, devices_of
 from ..arrays.interchange import may_overlap
-from . import placement
+from . import placement, queue_launch
 from .compiler.driver import compile_kernel
 from .functions import DeviceFunction, KernelFunction
 from .kapi import Item, LocalAccessor, NdItem, NdRange, Range
@@ -63,13 +63,14 @@ class _Compiled:
 
     __slots__ = ("ir", "name", "program", "kernel", "kinds", "written")
 
-    def __init__(self, ir, name, kinds, written):
+    def __init__(self, ir, name, kinds, written, boundscheck=None):
         self.ir = ir
         self.name = name
         self.kinds = kinds
         self.written = written  # indices of the array arguments the kernel may write
         core = _core_loader.core()
-        self.program = core.Program.from_ir(ir, name)
+        # boundscheck None: DPK_BOUNDSCHECK, else the policy's `boundscheck:` (the runtime asks)
+        self.program = core.Program.from_ir(ir, name, boundscheck)
         self.kernel = core.Kernel(self.program, name)
 
 
@@ -162,9 +163,13 @@ class KernelDispatcher(KernelFunction):
     ``call_kernel`` or ``kernel[global_size, local_size](args)``. Calling it directly runs
     nothing (as in numba-dpex)."""
 
-    def __init__(self, fn, signatures=None, device=None, access_types=None):
+    def __init__(self, fn, signatures=None, device=None, access_types=None, boundscheck=None):
         functools.update_wrapper(self, fn)
         self.py_func = fn
+        if boundscheck is not None and not isinstance(boundscheck, bool):
+            raise TypeError(f"kernel {fn.__name__}(): boundscheck must be True, False or None, "
+                            f"not {boundscheck!r}")
+        self.boundscheck = boundscheck
         self._lock = threading.RLock()
         self._specs = {}
         self._device = device
@@ -312,7 +317,7 @@ class KernelDispatcher(KernelFunction):
                 note = implicit_item_note(self.py_func, len(values)) if with_item else None
                 text, name, _, written = compile_kernel(self.py_func, kind, ndim, values,
                                                         with_item=with_item, item_note=note)
-                compiled = _Compiled(text, name, kinds, written)
+                compiled = _Compiled(text, name, kinds, written, self.boundscheck)
                 self._specs[spec_key] = compiled
                 self.stats["compiles"] += 1
         return compiled
@@ -461,6 +466,8 @@ def _example_value(e):
 # numba-dpex / numba-dppy kernel options that have no meaning in dpk; accepted so that
 # decorators port as is.
 _IGNORED_OPTIONS = {"debug", "inline_threshold", "cache", "fastmath", "enable_cache"}
+# device_func also accepts Numba's boundscheck; the launching kernel's mode decides.
+_IGNORED_DEVICE_OPTIONS = _IGNORED_OPTIONS | {"boundscheck"}
 
 
 def _is_foreign_signature(sig):
@@ -477,7 +484,7 @@ def _dpk_signatures(sigs):
 
 
 def kernel(func=None, *, signatures=None, device=None, access_types=None, access_type=None,
-           **options):
+           boundscheck=None, **options):
     """Decorates a kernel: ``@dpk.kernel`` or ``@dpk.kernel(signatures=[...], device=...)``.
 
     The first parameter receives the work-item (an Item for a Range launch, an NdItem for an
@@ -489,8 +496,13 @@ def kernel(func=None, *, signatures=None, device=None, access_types=None, access
     places. ``access_types`` (numba-dppy; also spelt ``access_type``), e.g.
     ``{"read_only": ["a", "b"], "write_only": ["c"]}``, lets a launch on a device that cannot
     read host memory skip copying NumPy arrays it will only write there, or only read back.
-    numba-dpex's ``debug``, ``inline_threshold``, ``cache``, ``enable_cache`` and ``fastmath``
-    options are accepted and ignored (dpk always caches compiled kernels on disk).
+    ``boundscheck`` (as Numba's): True checks every array index of the kernel and raises
+    ``dpk.BoundsError`` (an IndexError) naming the kernel, file:line, array, index and shape
+    when one is out of bounds, skipping the access; False compiles no check; None (the default)
+    follows ``DPK_BOUNDSCHECK``, else the policy's ``boundscheck:`` key. Bounds-checked launches
+    wait for the kernel to finish. numba-dpex's ``debug``, ``inline_threshold``, ``cache``,
+    ``enable_cache`` and ``fastmath`` options are accepted and ignored (dpk always caches
+    compiled kernels on disk).
     """
     unknown = set(options) - _IGNORED_OPTIONS
     if unknown:
@@ -506,8 +518,8 @@ def kernel(func=None, *, signatures=None, device=None, access_types=None, access
         func = None
     sigs = _dpk_signatures(sigs)
     if func is None:
-        return lambda f: KernelDispatcher(f, sigs, device, access)
-    return KernelDispatcher(func, sigs, device, access)
+        return lambda f: KernelDispatcher(f, sigs, device, access, boundscheck)
+    return KernelDispatcher(func, sigs, device, access, boundscheck)
 
 
 def device_func(func=None, **options):
@@ -515,7 +527,7 @@ def device_func(func=None, **options):
     also under numba-dppy's and numba-dpex's name ``dpk.func``). A numba signature as the
     first argument is accepted and not needed: device functions are compiled per argument
     types."""
-    unknown = set(options) - _IGNORED_OPTIONS
+    unknown = set(options) - _IGNORED_DEVICE_OPTIONS
     if unknown:
         raise TypeError(f"dpk.device_func() got unexpected options: {', '.join(sorted(unknown))}")
     if func is None or not callable(func):
@@ -550,15 +562,20 @@ def _plain_tuple_error(index_range):
                            f"(kernel[{index_range!r}](...) launches over plain sizes)")
 
 
-def call_kernel(kernel, index_range, *kernel_args):
+def call_kernel(kernel, index_range, *kernel_args, queue=None):
     """Compiles (once per argument signature) and runs ``kernel`` over ``index_range``; returns
-    when it has finished."""
+    when it has finished. ``queue``: a ``dpk.Queue`` to submit to (its device runs the kernel;
+    queue_launch.py)."""
     if type(index_range) is tuple:
         raise _plain_tuple_error(index_range)
     try:
         stack = _devices._context.stack
-        launcher = kernel._launcher_for(stack[-1]) if stack else \
-            (kernel._launcher or _launcher_of(kernel))
+        if queue is not None:
+            _launcher_of(kernel)  # a KernelTypeError for what is not a kernel
+            launcher = queue_launch.launcher_for(kernel, queue)
+        else:
+            launcher = kernel._launcher_for(stack[-1]) if stack else \
+                (kernel._launcher or _launcher_of(kernel))
         if _fusion._pending_refs:  # lazy results reading memory the kernel may write
             _fusion.flush_arguments(kernel_args)
         return launcher.call(index_range, kernel_args, None, False)
@@ -571,9 +588,11 @@ def call_kernel(kernel, index_range, *kernel_args):
         raise exc.with_traceback(None) from None
 
 
-def call_kernel_async(kernel, index_range, dependent_events, *kernel_args):
+def call_kernel_async(kernel, index_range, dependent_events, *kernel_args, queue=None):
     """Submits ``kernel`` after ``dependent_events`` (a list of events, may be empty) and
-    returns its Event at once. The arguments stay alive until the event completes."""
+    returns its Event at once. The arguments stay alive until the event completes.
+    ``queue``: a ``dpk.Queue`` to submit to; the event of a profiling queue answers
+    ``elapsed_ns()``."""
     if type(index_range) is tuple:
         raise _plain_tuple_error(index_range)
     # Events of launches that completed synchronously (copies to a device) need no waiting.
@@ -584,6 +603,8 @@ def call_kernel_async(kernel, index_range, dependent_events, *kernel_args):
             _launcher_of(kernel)  # raises the KernelTypeError
         if _fusion._pending_refs:  # lazy results reading memory the kernel may write
             _fusion.flush_arguments(kernel_args)
-        return _context_launcher(kernel).call(index_range, kernel_args, deps, True)
+        launcher = queue_launch.launcher_for(kernel, queue) if queue is not None else \
+            _context_launcher(kernel)
+        return launcher.call(index_range, kernel_args, deps, True)
     except DpkError as exc:
         raise exc.with_traceback(None) from None
