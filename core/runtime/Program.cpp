@@ -323,9 +323,13 @@ Expected<std::shared_ptr<ProgramBuild>> Program::buildIr(Device &device, const S
   options.dims = spec.dims;
   options.unitInnerStrideViews = spec.unitInnerStrideViews;
   options.rangeGuard = spec.rangeGuard;
-  // The host compiles for the CPU it runs on; device targets name their architecture.
+  // The host compiles for the CPU it runs on, or for the CPU that DPK_HOST_CPU names (an LLVM
+  // CPU name: x86-64-v3 for AVX2 code without AVX-512, say); device targets name their
+  // architecture.
   if (*target != compiler::TargetKind::Host)
     options.targetId = device.props().target_id;
+  else if (const char *hostCpu = std::getenv("DPK_HOST_CPU"); hostCpu && *hostCpu)
+    options.targetId = hostCpu;
   options.dumpDirectory = stageDumpDirectory();
   options.boundsCheck = boundsCheck_;
 
