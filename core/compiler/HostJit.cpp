@@ -3,11 +3,21 @@
 // One LLJIT per HostCode keeps the code alive exactly as long as the HostCode. Symbols the
 // object needs (libm, glibc's libmvec vector math, memset/memcpy) resolve against the process,
 // with libmvec loaded on first use because few programs link it.
+//
+// The object is linked with JITLink (ObjectLinkingLayer), not LLVM 15's default for ELF x86-64,
+// RuntimeDyld with SectionMemoryManager. The code is compiled for the small code model, so its
+// text reaches its constant pools and data with 32-bit PC-relative offsets; SectionMemoryManager
+// maps each section on its own and may place them more than 2 GiB apart, and then those
+// offsets silently wrap. That happened on the H100 machine (many mappings in a big Python
+// process): host kernels died with SIGSEGV on their first launch, intermittently
+// (docs/gpu-machine.md). JITLink allocates all of an object's segments in one slab and makes
+// GOT entries and stubs for what lies far away, such as libm.
 #include "compiler/Compiler.h"
 #include "compiler/Targets.h"
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
 #include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -69,7 +79,13 @@ Expected<std::shared_ptr<HostCode>> loadHostCode(const std::vector<uint8_t> &obj
                                                  const std::array<uint64_t, 3> &requiredLocalSize) {
   initializeLlvmTargets();
   loadMathLibraries();
-  auto jit = llvm::orc::LLJITBuilder().create();
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setObjectLinkingLayerCreator(
+                     [](llvm::orc::ExecutionSession &session, const llvm::Triple &)
+                         -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                       return std::make_unique<llvm::orc::ObjectLinkingLayer>(session);
+                     })
+                 .create();
   if (!jit)
     return Error(DPK_ERROR_COMPILE, "cannot start the host JIT: " + takeMessage(jit.takeError()));
   auto generator = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(

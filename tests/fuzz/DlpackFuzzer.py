@@ -141,6 +141,18 @@ class Source:
 HUGE = [2**31 - 1, 2**31, 2**32, 2**32 + 1, 2**62, 2**63 - 1, 2**40, 3 * 2**61]
 
 
+
+_CUDA_DEVICES = None
+
+
+def _cuda_device_count():
+    """How many cuda:gpu devices dpk sees here (0 on machines without CUDA)."""
+    global _CUDA_DEVICES
+    if _CUDA_DEVICES is None:
+        import dpk
+        _CUDA_DEVICES = sum(1 for d in dpk.get_devices() if d.filter_string.startswith("cuda:"))
+    return _CUDA_DEVICES
+
 def _int64(value):
     return (value + 2**63) % 2**64 - 2**63
 
@@ -382,6 +394,10 @@ def build(case, arena, deleters):
     count = element_count(shape) if not case["shape_null"] or ndim <= 0 else None
     span_bytes = (high - low + 1) * itemsize
     host_memory = real_device[0] in (KDL_CPU, KDL_CUDA_HOST)
+    # Where a CUDA device of that ordinal exists, a kDLCUDA tensor is importable: dpk cannot tell
+    # from the pointer alone that the producer lied and handed host memory (the driver would
+    # have to be asked), so such cases are neither required to be refused nor read.
+    claims_present_cuda = real_device[0] == 2 and real_device[1] < _cuda_device_count()
     # What the importer can see is wrong: it must refuse these.
     must_refuse = []
     if case["capsule"] not in ("versioned", "legacy"):
@@ -397,7 +413,7 @@ def build(case, arena, deleters):
     if (case["code"], case["bits"]) not in SUPPORTED or case["lanes"] != 1:
         must_refuse.append("element type (%d, %d, %d)" % (case["code"], case["bits"],
                                                           case["lanes"]))
-    if not host_memory:
+    if not host_memory and not claims_present_cuda:
         must_refuse.append("device %r" % (real_device,))
     nonempty = not empty and not must_refuse
     if nonempty and data == 0:
@@ -409,7 +425,8 @@ def build(case, arena, deleters):
                      data + case["byte_offset"] >= 2**64):
         must_refuse.append("memory beyond the address space")
     # Read back only what is small (a zero stride makes a huge tensor of a few bytes).
-    readable = in_bounds and not must_refuse and count is not None and count <= 1 << 16
+    readable = (in_bounds and not must_refuse and not claims_present_cuda and count is not None
+                and count <= 1 << 16)
     info.update(must_refuse=must_refuse, in_bounds=readable,
                 shape=tuple(real_shape), strides=tuple(strides), itemsize=itemsize,
                 address=address, read_only=(not versioned) or bool(case["flags"] & 1),
