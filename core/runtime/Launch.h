@@ -16,6 +16,7 @@
 
 #include "dpk/plugin.h"
 #include "runtime/Event.h"
+#include "runtime/Program.h"
 #include "support/Error.h"
 
 #include <array>
@@ -106,7 +107,7 @@ struct DeviceRange {
   int64_t realGlobal[3] = {0, 0, 0};
   /// The new position of each work-item dimension in the build (ir/LaneMapping.h): a Range
   /// launch of a remapped kernel arrives with its global size already permuted.
-  std::array<unsigned, 3> lanes{0, 1, 2};
+  std::array<unsigned, 3> lanes = kLiteralLanes;
 };
 /// `inOrder`: the launch's queue runs commands in order, so pieces need no events between them.
 DeviceRange deviceRangeFor(const Device &device, const Kernel &kernel,

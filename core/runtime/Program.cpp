@@ -142,6 +142,7 @@ Expected<Ref<Program>> Program::fromIr(std::string_view text, std::string label,
     return Error(error.status(), label + ": " + error.message());
   Ref<Program> program = Ref<Program>::adopt(new Program(ProgramKind::Ir, std::move(label)));
   program->module_ = std::move(*parsed);
+  program->severalKernels_ = ir::kernelCount(*program->module_) > 1;
   if (!boundsCheck) {
     if (Error error = Registry::ensure())
       return error;
@@ -251,8 +252,7 @@ Expected<std::shared_ptr<ProgramBuild>> Program::build(Device &device, const Spe
     return error;
   // One lock for the whole build: two threads launching the same new kernel compile it once.
   std::lock_guard<std::mutex> lock(mutex_);
-  bool perKernel = kind_ == ProgramKind::Ir &&
-                   (ir::kernelCount(*module_) > 1 || spec.lanes != std::array<unsigned, 3>{0, 1, 2});
+  bool perKernel = kind_ == ProgramKind::Ir && !compilesWholeModule(spec.lanes);
   auto key = std::make_tuple(&device, spec, perKernel ? kernel : std::string());
   auto it = builds_.find(key);
   if (it != builds_.end())
@@ -282,8 +282,7 @@ Expected<std::shared_ptr<ProgramBuild>> Program::build(Device &device, const Spe
 
 Expected<Program::CompileUnit> Program::compileUnitFor(const std::string &kernel,
                                                       const std::array<unsigned, 3> &lanes) {
-  bool permuted = lanes != std::array<unsigned, 3>{0, 1, 2};
-  if (ir::kernelCount(*module_) <= 1 && !permuted)
+  if (compilesWholeModule(lanes))
     return CompileUnit{module_.get(), &canonicalText_};
   auto found = kernelUnits_.find({kernel, lanes});
   if (found == kernelUnits_.end()) {
@@ -303,7 +302,7 @@ Expected<Program::CompileUnit> Program::compileUnitFor(const std::string &kernel
     KernelSliceUnit unit;
     unit.module = std::move(*parsed);
     // The slice is this kernel's alone, so its callees may be rewritten with it.
-    if (permuted)
+    if (lanes != kLiteralLanes)
       ir::permuteWorkItemDimensions(*unit.module, lanes);
     unit.canonicalText = ir::printModule(*unit.module);
     found = kernelUnits_.emplace(std::make_pair(kernel, lanes), std::move(unit)).first;

@@ -33,6 +33,9 @@ class Device;
 
 enum class ProgramKind { Ir, Spirv, Host };
 
+/// Specialization::lanes of a kernel run as written.
+constexpr std::array<unsigned, 3> kLiteralLanes{0, 1, 2};
+
 /// What a build is specialized on.
 struct Specialization {
   std::array<uint64_t, 3> localSize{0, 0, 0}; // all zero: generic
@@ -41,8 +44,8 @@ struct Specialization {
   /// (CompileOptions::unitInnerStrideViews).
   uint32_t unitInnerStrideViews = 0;
   /// IR Range launches: the new position of each work-item dimension (ir/LaneMapping.h);
-  /// {0, 1, 2} is the kernel as written.
-  std::array<unsigned, 3> lanes{0, 1, 2};
+  /// kLiteralLanes is the kernel as written.
+  std::array<unsigned, 3> lanes = kLiteralLanes;
   /// IR programs: a Range launch in pieces (CompileOptions::rangeGuard).
   compiler::RangeGuardKind rangeGuard = compiler::RangeGuardKind::None;
   bool operator<(const Specialization &other) const {
@@ -115,6 +118,11 @@ private:
   };
 
   Program(ProgramKind kind, std::string label);
+  /// Whether a build with `lanes` compiles the whole module (one kernel, as written) rather
+  /// than one kernel's slice of it.
+  bool compilesWholeModule(const std::array<unsigned, 3> &lanes) const {
+    return !severalKernels_ && lanes == kLiteralLanes;
+  }
   /// The unit that compiles `kernel` with its work-item dimensions moved to `lanes` (callers
   /// hold mutex_).
   Expected<CompileUnit> compileUnitFor(const std::string &kernel,
@@ -131,6 +139,7 @@ private:
   std::string label_;
   bool boundsCheck_ = false;
   std::unique_ptr<ir::Module> module_;
+  bool severalKernels_ = false; // IR programs: more than one kernel (ir::kernelCount)
   std::string canonicalText_; // printer output: the cache key's IR text
   Device *boundDevice_ = nullptr;
   std::vector<uint8_t> spirv_;

@@ -52,20 +52,11 @@ def test_remapped_kernels_compute_what_they_say(device):
 
 
 _SCRIPT = textwrap.dedent("""
-    import math, sys
+    import sys
     import numpy as np
     import dpk
-    from dpk import kernel_api as kapi
-
-    @dpk.kernel
-    def pairwise_as_written(item: kapi.Item, data, distance):
-        i = item.get_id(0)
-        j = item.get_id(1)
-        d = 0.0
-        for k in range(data.shape[1]):
-            tmp = data[i, k] - data[j, k]
-            d += tmp * tmp
-        distance[j, i] = math.sqrt(d)
+    sys.path.insert(0, sys.argv[2])
+    from test_lane_mapping import pairwise_as_written
 
     device = dpk.select_device(sys.argv[1])
     data = np.random.default_rng(2).random((50, 4), dtype=np.float32)
@@ -78,7 +69,8 @@ _SCRIPT = textwrap.dedent("""
 
 def _run(device, mapping):
     env = dict(os.environ, DPK_DIAGNOSTICS="3", DPK_LANE_MAPPING=mapping)
-    run = subprocess.run([sys.executable, "-c", _SCRIPT, device.filter_string], env=env,
+    run = subprocess.run([sys.executable, "-c", _SCRIPT, device.filter_string,
+                          os.path.dirname(os.path.abspath(__file__))], env=env,
                          capture_output=True, timeout=300)
     assert run.returncode == 0, run.stderr.decode()
     return run.stdout, run.stderr.decode()
