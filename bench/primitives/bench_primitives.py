@@ -77,7 +77,7 @@ def main():
          lambda: nprng.standard_normal(nb, dtype=np.float32),
          lambda: g.normal(size=nb, dtype=np.float32)),
     ]
-    from dpk.primitives.algorithms import kernel_shape
+    from dpk.primitives.common import kernel_shape
     only = [w for w in args.only.split(",") if w]
     rows = [r for r in rows if not only or any(w in r[0] for w in only)]
     print(f"device: {dev}; sort/bincount kernels: {kernel_shape(dev)}-shaped; "

@@ -2,7 +2,7 @@
 descending, axes), topk, unique_*, reduce/scan with built-in operators and device functions,
 bincount/histogram, scatter_add, compact; empty, 1-element and non-power-of-two inputs.
 DPK_PRIMITIVES_SWEEP=1 sweeps every dtype and more sizes. The sort and bincount kernels have a CPU
-shape and a GPU shape (algorithms.kernel_shape); each device runs its own, test_both_shapes runs
+shape and a GPU shape (common.kernel_shape); each device runs its own, test_both_shapes runs
 both on every device, and DPK_PRIMITIVES_SHAPE=gpu (or cpu) runs this whole file with one."""
 
 import os
@@ -267,9 +267,9 @@ def test_both_shapes(device, monkeypatch, shape, n):
     with local-memory histograms and ranking) give the same, NumPy's, answers on every device;
     the sizes cover a partial work-group, one round per tile, several rounds and tiles, and a
     partial last tile."""
-    from dpk.primitives import algorithms
-    monkeypatch.setenv(algorithms.SHAPE_ENV, shape)
-    assert algorithms.kernel_shape(device) == shape
+    from dpk.primitives import common
+    monkeypatch.setenv(common.SHAPE_ENV, shape)
+    assert common.kernel_shape(device) == shape
     dtypes = [np.float32, np.int8, np.uint16, np.int64] + ([np.float64] if device.has_fp64
                                                               else [])
     for dtype in dtypes:
@@ -301,9 +301,9 @@ def test_both_shapes(device, monkeypatch, shape, n):
 
 
 def test_shape_variable_is_checked(host, monkeypatch):
-    from dpk.primitives import algorithms
-    monkeypatch.setenv(algorithms.SHAPE_ENV, "fast")
+    from dpk.primitives import common
+    monkeypatch.setenv(common.SHAPE_ENV, "fast")
     with pytest.raises(ValueError, match="DPK_PRIMITIVES_SHAPE"):
         dpk.sort(np.arange(3))
-    monkeypatch.setenv(algorithms.SHAPE_ENV, "auto")
-    assert algorithms.kernel_shape(host) == "cpu"
+    monkeypatch.setenv(common.SHAPE_ENV, "auto")
+    assert common.kernel_shape(host) == "cpu"

@@ -79,9 +79,10 @@ from .arrays.statistical_functions import (cumulative_prod, cumulative_sum, max,
 from .arrays.utility_functions import all, any, diff
 from . import linalg, random
 from .primitives.vectorize import vectorize
-from .primitives.algorithms import (accumulate, argsort, argwhere, bincount, compact, histogram,
-                                    reduce, scan, scatter_add, searchsorted, sort, topk,
-                                    unique_all, unique_counts, unique_inverse, unique_values)
+from .primitives.reductions import accumulate, reduce, scan
+from .primitives.sorting import (argsort, sort, topk, unique_all, unique_counts, unique_inverse,
+                                 unique_values)
+from .primitives.counting import argwhere, bincount, compact, histogram, scatter_add, searchsorted
 from ._runtime.devices import (Device, Queue, default_device, device_context,
                                get_current_device, get_devices, has_device, select_device)
 from ._core_loader import available as _extension_available

@@ -4,6 +4,9 @@ run on every device:
     that turn its words into uniform, normal and integer numbers;
   - random.py: ``Generator`` and the ``dpk.random`` functions over them;
   - vectorize.py: ``@dpk.vectorize``, a scalar function as a ufunc that joins fusion;
-  - algorithms.py: reduce, scan, sort/argsort, topk, unique, bincount, scatter_add, compact.
+  - common.py: which shape of kernel a device gets (kernel_shape), taking inputs, giving results;
+  - reductions.py: reduce, scan/accumulate with built-in or device_func operators;
+  - sorting.py: radix sort/argsort, topk, the unique_* set functions;
+  - counting.py: bincount, histogram, scatter_add, compact, argwhere, searchsorted.
 Each module imports only the ones before it, plus the layers below (tests/test_layering.py).
 """
