@@ -3,6 +3,7 @@
 // the host code records the first failure and skips the access, and records become messages.
 // Division semantics (Ops.def: integer div/rem are total) are checked on the host here and on
 // every device by the conformance suite (SafetyTest.cpp).
+#include "BoundsCheckKernels.h"
 #include "HostHarness.h"
 
 #include "compiler/BoundsCheck.h"
@@ -159,24 +160,7 @@ std::string corpusName(const ::testing::TestParamInfo<std::string> &info) {
 INSTANTIATE_TEST_SUITE_P(Kernels, BoundsCheckCorpus, ::testing::ValuesIn(corpusFiles()),
                          corpusName);
 
-// The OOB reproducer of issue 15, in IR: a[i + 1] = a[i] over the whole range, then a read of b
-// past its end, from a device function.
-const char *const ShiftKernel = R"(
-func @get(%v: view<global, f32, 1>, %j: i64) -> f32 loc("shift.py":3:1) {
-  %x = view_load %v[%j] : f32 loc("shift.py":4:5)
-  return %x
-}
-kernel @shift(%a: view<global, f32, 1>, %b: view<global, f32, 1>, %out: view<global, f32, 1>) loc("shift.py":7:1) {
-  %i = global_id 0 : i64
-  %one = const 1 : i64
-  %j = add %i, %one : i64
-  %x = view_load %a[%i] : f32 loc("shift.py":10:5)
-  view_store %a[%j], %x loc("shift.py":10:5)
-  %y = call @get(%b, %j) : f32 loc("shift.py":11:5)
-  view_store %out[%i], %y loc("shift.py":11:5)
-  return
-}
-)";
+using dpk::test::ShiftKernel;
 
 /// Host launch of `kernel` over [0, n) with the status record appended (the runtime's job).
 void runChecked(const ir::Module &module, const std::string &kernel, uint64_t n,

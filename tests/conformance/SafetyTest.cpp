@@ -2,6 +2,7 @@
 // every device: integer division by zero and MIN / -1 are total (Ops.def), and a program in
 // bounds-check mode turns an out-of-bounds access into DPK_ERROR_OUT_OF_BOUNDS naming the kernel,
 // file:line, array, index and shape, with the access skipped.
+#include "BoundsCheckKernels.h"
 #include "Conformance.h"
 
 #include <cstdint>
@@ -67,24 +68,7 @@ CONFORMANCE_TEST(IntegerDivisionIsTotal) {
   checkDivision<uint64_t>(t, "u64");
 }
 
-// a[i + 1] = a[i] over the whole range (the write past the end), then out[i] = b[i + 1] through
-// a device function (the read past the end); loc() stands for the Python frontend's locations.
-const char *const ShiftKernel = R"(
-func @get(%v: view<global, f32, 1>, %j: i64) -> f32 loc("shift.py":3:1) {
-  %x = view_load %v[%j] : f32 loc("shift.py":4:5)
-  return %x
-}
-kernel @shift(%a: view<global, f32, 1>, %b: view<global, f32, 1>, %out: view<global, f32, 1>) loc("shift.py":7:1) {
-  %i = global_id 0 : i64
-  %one = const 1 : i64
-  %j = add %i, %one : i64
-  %x = view_load %a[%i] : f32 loc("shift.py":10:5)
-  view_store %a[%j], %x loc("shift.py":10:5)
-  %y = call @get(%b, %j) : f32 loc("shift.py":11:5)
-  view_store %out[%i], %y loc("shift.py":11:5)
-  return
-}
-)";
+using dpk::test::ShiftKernel;
 
 dpk_kernel_t checkedKernel(const char *text, const char *name, dpk_boundscheck_t mode,
                            dpk_program_t &program) {
