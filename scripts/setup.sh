@@ -14,6 +14,7 @@ apt_packages=(
   libze-dev libtbb-dev libhwloc-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-dev python3-venv
+  openmpi-bin libopenmpi-dev
 )
 missing=()
 for pkg in "${apt_packages[@]}"; do
@@ -28,11 +29,14 @@ if ((${#missing[@]})); then
 fi
 
 python=${PYTHON:-python3}
-if ! "$python" -c "import numpy, pytest, nanobind, scikit_build_core, dask, distributed" 2>/dev/null \
+if ! "$python" -c "import numpy, pytest, nanobind, scikit_build_core, dask, distributed, mpi4py" 2>/dev/null \
    || ! "$python" -m pip show -q intel-opencl-rt intel-cmplr-lib-rt >/dev/null 2>&1; then
   echo "setup: installing Python packages"
-  "$python" -m pip install -q --disable-pip-version-check numpy pytest nanobind scikit-build-core intel-opencl-rt intel-cmplr-lib-rt dask distributed
+  "$python" -m pip install -q --disable-pip-version-check numpy pytest nanobind scikit-build-core intel-opencl-rt intel-cmplr-lib-rt dask distributed mpi4py
 fi
+
+# --deps-only: the packages above and nothing else (scripts/build-wheel.sh builds on its own).
+[ "${1:-}" = --deps-only ] && exit 0
 
 # The venv the Python package is installed into (editable, below); it sees the packages above.
 venv=$build/venv
