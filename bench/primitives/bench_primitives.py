@@ -11,9 +11,16 @@ builds the kernels. --shape picks the sort and bincount kernels' shape (docs/pri
 auto is the device's own, CPU-shaped on CPUs and GPU-shaped on GPUs; cpu or gpu forces one
 through DPK_PRIMITIVES_SHAPE, to compare both on one device). --only runs the workloads whose
 name contains one of the comma-separated words.
+
+--tbb (host device) times dpk against oneTBB's own algorithms instead of NumPy, alternately in
+rounds in this one process (median of the per-round ratios): ``tbb::parallel_sort`` on a fresh
+copy of the keys, ``parallel_scan`` and ``parallel_reduce`` on float32, and a ``parallel_for``
+triad (a = b + s * c), whose bandwidth is the bar for scan and reduce. The baselines are
+bench/primitives/tbb_baselines.cpp, built as build/lib/libdpk_tbb_baselines.so (--tbb-lib).
 """
 
 import argparse
+import ctypes
 import os
 import statistics
 import time
@@ -47,8 +54,14 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--check", action="store_true",
                     help="also compare the sort, argsort, top-k and bincount results with NumPy's")
+    ap.add_argument("--tbb", action="store_true",
+                    help="compare with oneTBB's algorithms (host device) instead of NumPy")
+    ap.add_argument("--tbb-lib", default=os.path.join(
+        os.path.dirname(__file__), "..", "..", "build", "lib", "libdpk_tbb_baselines.so"))
     args = ap.parse_args()
     os.environ["DPK_PRIMITIVES_SHAPE"] = args.shape
+    if args.tbb:
+        return against_tbb(args)
     dev = dpk.select_device(args.device)
     sync = dev.synchronize
     rng = np.random.default_rng(0)
@@ -102,6 +115,82 @@ def main():
         t_dpk = timed(dpk_fn, args.repeat, sync)
         print(f"| {name} | {t_np * 1e3:.1f} ms | {t_dpk * 1e3:.1f} ms | {t_np / t_dpk:.2f} |",
               flush=True)
+
+
+def paired(fn_a, fn_b, repeat, sync):
+    """Median seconds of fn_a and fn_b and the median of their per-round ratios b/a, run
+    alternately (after one warm-up each) so both see the same machine load."""
+    fn_a()
+    fn_b()
+    sync()
+    ta, tb, ratios = [], [], []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn_a()
+        sync()
+        t1 = time.perf_counter()
+        fn_b()
+        sync()
+        t2 = time.perf_counter()
+        ta.append(t1 - t0)
+        tb.append(t2 - t1)
+        ratios.append((t2 - t1) / (t1 - t0))
+    return statistics.median(ta), statistics.median(tb), statistics.median(ratios)
+
+
+def against_tbb(args):
+    dev = dpk.select_device(args.device)
+    if dev.backend != "host":
+        raise SystemExit("--tbb compares on the host device (oneTBB runs on the host CPU)")
+    lib = ctypes.CDLL(os.path.abspath(args.tbb_lib))
+    f32p, size = ctypes.POINTER(ctypes.c_float), ctypes.c_size_t
+    lib.dpk_tbb_sort_f32.argtypes = [f32p, size]
+    lib.dpk_tbb_inclusive_scan_f32.argtypes = [f32p, f32p, size]
+    lib.dpk_tbb_sum_f32.argtypes = [f32p, size]
+    lib.dpk_tbb_sum_f32.restype = ctypes.c_double
+    lib.dpk_tbb_triad_f32.argtypes = [f32p, f32p, f32p, ctypes.c_float, size]
+
+    def ptr(a):
+        return a.ctypes.data_as(f32p)
+
+    rng = np.random.default_rng(0)
+    ns, nb = 1 << args.sort_log2n, 1 << args.big_log2n
+    keys = rng.random(ns, dtype=np.float32)
+    work = np.empty_like(keys)
+    b, c = rng.random(nb, dtype=np.float32), rng.random(nb, dtype=np.float32)
+    a, out = np.empty_like(b), np.empty_like(b)
+    dkeys, db, dc = (dpk.asarray(x, device=dev) for x in (keys, b, c))
+    sync = dev.synchronize
+
+    def tbb_sort():
+        work[...] = keys  # outside the sort's time would flatter TBB; dpk.sort copies too
+        lib.dpk_tbb_sort_f32(ptr(work), ns)
+
+    rows = [(f"sort f32 2^{args.sort_log2n}", lambda: dpk.sort(dkeys), tbb_sort, None),
+            (f"cumulative_sum f32 2^{args.big_log2n}", lambda: dpk.cumulative_sum(db),
+             lambda: lib.dpk_tbb_inclusive_scan_f32(ptr(b), ptr(out), nb), 8 * nb),
+            (f"sum f32 2^{args.big_log2n}", lambda: dpk.sum(db),
+             lambda: lib.dpk_tbb_sum_f32(ptr(b), nb), 4 * nb),
+            (f"triad f32 2^{args.big_log2n}", lambda: db + np.float32(3) * dc,
+             lambda: lib.dpk_tbb_triad_f32(ptr(a), ptr(b), ptr(c), 3.0, nb), 12 * nb)]
+    print(f"device: {dev}; dpk against oneTBB, alternately, median of {args.repeat} rounds")
+    print("| workload | oneTBB | dpk | oneTBB/dpk (per round) | dpk GB/s | oneTBB GB/s |")
+    print("|---|---|---|---|---|---|")
+    results = {}
+    for name, dpk_fn, tbb_fn, nbytes in rows:
+        def dpk_run(fn=dpk_fn):
+            r = fn()
+            if isinstance(r, dpk.Array):
+                r._materialize()  # the triad is a lazy expression until asked
+        t_tbb, t_dpk, ratio = paired(tbb_fn, dpk_run, args.repeat, sync)
+        gbs = (lambda t: f"{nbytes / t / 1e9:.1f}") if nbytes else (lambda t: "")
+        results[name.split()[0]] = (t_dpk, t_tbb, nbytes)
+        print(f"| {name} | {t_tbb * 1e3:.1f} ms | {t_dpk * 1e3:.1f} ms | {1 / ratio:.2f} | "
+              f"{gbs(t_dpk)} | {gbs(t_tbb)} |", flush=True)
+    triad_bw = results["triad"][2] / results["triad"][1]
+    for name in ("cumulative_sum", "sum"):
+        t_dpk, _, nbytes = results[name]
+        print(f"{name}: dpk bandwidth {nbytes / t_dpk / triad_bw:.2f}x the oneTBB triad's")
 
 
 if __name__ == "__main__":
