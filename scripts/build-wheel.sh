@@ -3,9 +3,10 @@
 # "python" component: extension, libdpk.so, plugins, the dpk-ls and dpkc tools), then
 # `auditwheel repair`, which copies every shared library the wheel needs from this machine into
 # it (dpk.libs/ ... LLVM 15, the SPIR-V translator, yaml-cpp, oneTBB, hwloc and what they pull
-# in), rewrites RPATHs to find them, and tags the wheel manylinux_2_<glibc>. Vendor runtimes stay
-# the system's: the OpenCL ICD loader (libOpenCL.so.1: it reads the system's ICDs), and Level Zero
-# and CUDA, which the plugins dlopen at run time and so never appear as dependencies.
+# in, the OpenCL ICD loader included), rewrites RPATHs to find them, and tags the wheel
+# manylinux_2_<glibc>. Vendor runtimes stay the system's: the bundled ICD loader reads the
+# system's /etc/OpenCL/vendors and loads the vendors' ICDs from there; Level Zero and CUDA are
+# dlopened by their plugins at run time, so they never appear as dependencies.
 #   scripts/build-wheel.sh            -> build-wheel/wheelhouse/dpk-*-manylinux_*.whl
 # Incremental: build-wheel/release is kept, so a second run rebuilds only what changed.
 set -euo pipefail
@@ -26,10 +27,10 @@ CMAKE_BUILD_PARALLEL_LEVEL=${DPK_JOBS:-2} "$python" -m pip wheel "$root" --no-de
   -Cbuild-dir="$out/release" "${launcher[@]}"
 echo "build-wheel: pip wheel took $(( $(date +%s) - start )) s"
 
-glibc=$(ldd --version | head -n1 | grep -oE '[0-9]+\.[0-9]+$')
+glibc=$(getconf GNU_LIBC_VERSION | cut -d" " -f2)
 plat=manylinux_${glibc/./_}_x86_64
 rm -rf "$out/wheelhouse"
-"$python" -m auditwheel repair --plat "$plat" --exclude libOpenCL.so.1 \
+"$python" -m auditwheel repair --plat "$plat" \
   -w "$out/wheelhouse" "$out"/dist/dpk-*.whl
 "$python" -m auditwheel show "$out"/wheelhouse/dpk-*.whl
 ls -l "$out"/wheelhouse/dpk-*.whl
