@@ -468,7 +468,7 @@ void initDLPack(nb::module_ &m) {
       "register_array_type",
       [](nb::handle type) {
         if (!PyType_Check(type.ptr()) ||
-            !(((PyTypeObject *)type.ptr())->tp_flags & Py_TPFLAGS_HEAPTYPE))
+            !(PyType_GetFlags((PyTypeObject *)type.ptr()) & Py_TPFLAGS_HEAPTYPE))
           throw StatusError(DPK_ERROR_INVALID_ARGUMENT, "expected a class defined in Python");
         setLaunchArrayType(type);
 #if PY_VERSION_HEX < 0x030C0000 && !defined(Py_LIMITED_API)
