@@ -79,6 +79,7 @@ from .arrays.statistical_functions import (cumulative_prod, cumulative_sum, max,
 from .arrays.utility_functions import all, any, diff
 from . import linalg, random
 from .primitives.vectorize import vectorize
+from .primitives.guvectorize import guvectorize
 from .primitives.reductions import accumulate, reduce, scan
 from .primitives.sorting import (argsort, sort, topk, unique_all, unique_counts, unique_inverse,
                                  unique_values)
@@ -137,5 +138,5 @@ __all__ += [  # the Array API namespace (docs/arrays.md)
 __all__ += [  # the parallel primitives (docs/primitives.md)
     "accumulate", "argsort", "argwhere", "bincount", "compact", "histogram", "random", "reduce",
     "scan", "scatter_add", "sort", "topk", "unique_all", "unique_counts", "unique_inverse",
-    "unique_values", "vectorize",
+    "unique_values", "vectorize", "guvectorize",
 ]

@@ -38,6 +38,7 @@ from ..kernels.dispatcher import call_kernel, device_func, kernel
 from ..kernels.kapi import (AddressSpace, AtomicRef, Item, LocalAccessor, MemoryScope, NdItem,
                            NdRange, PrivateArray, Range, group_barrier)
 from .common import GROUP, _bitcast, _flat, _give, _rows_last, _take_input, kernel_shape
+from .merge_sort import sort_with
 
 RADIX_BITS = 8
 BINS = 1 << RADIX_BITS
@@ -365,16 +366,22 @@ def _sort_impl(x, axis, descending, want):
     return moveaxis(result, -1, axis) if axis != x.ndim - 1 else result
 
 
-def sort(x, /, *, axis=-1, descending=False, stable=True):
+def sort(x, /, *, axis=-1, descending=False, stable=True, less=None):
     """x sorted along `axis` (the Array API's ``sort``): stable radix sort, NaN last (first
-    when descending), -0.0 and +0.0 equal."""
+    when descending), -0.0 and +0.0 equal. ``less=f`` (a dpk extension) sorts by the
+    comparison f(a, b), "a goes strictly before b", with a stable merge sort (merge_sort.py)."""
     x, numpy_mode = _take_input(x, "sort()")
+    if less is not None:
+        return _give(sort_with(x, axis, less, "sort", descending), numpy_mode)
     return _give(_sort_impl(x, axis, descending, "sort"), numpy_mode)
 
 
-def argsort(x, /, *, axis=-1, descending=False, stable=True):
-    """The indices that sort x along `axis` (int64; stable: equal elements keep their order)."""
+def argsort(x, /, *, axis=-1, descending=False, stable=True, less=None):
+    """The indices that sort x along `axis` (int64; stable: equal elements keep their order);
+    ``less=f`` as for ``sort``."""
     x, numpy_mode = _take_input(x, "argsort()")
+    if less is not None:
+        return _give(sort_with(x, axis, less, "argsort", descending), numpy_mode)
     return _give(_sort_impl(x, axis, descending, "argsort"), numpy_mode)
 
 
