@@ -26,8 +26,11 @@ LAYERS = (
     ("dpk.kernels",),       # the kernel model: kapi, the AST compiler, launch
     ("dpk.extensions",),    # array extensions written as dpk kernels (linalg factorizations)
     ("dpk.primitives",),    # random, vectorize, sort/scan/reduce/... written as dpk kernels
+    ("dpk.autopar",),       # the jit model: @dpk.jit functions' prange regions as kernels
     ("dpk._serialization",),  # pickling of kernels, device functions and vectorize objects
-    ("dpk", "dpk.kernel_api", "dpk.diagnostics", "dpk.linalg", "dpk.random"),  # public names
+    ("dpk.scaleout",),      # MPI ranks and buffers, Dask chunks (docs/scale-out.md)
+    ("dpk", "dpk.kernel_api", "dpk.diagnostics", "dpk.linalg", "dpk.random",  # public names
+     "dpk._cli"),  # the console scripts' entry points
 )
 
 # Modules that are not Python sources in the package folder.

@@ -85,7 +85,8 @@ from .primitives.sorting import (argsort, sort, topk, unique_all, unique_counts,
                                  unique_values)
 from .primitives.counting import argwhere, bincount, compact, histogram, scatter_add, searchsorted
 from ._runtime.devices import (Device, Queue, default_device, device_context,
-                               get_current_device, get_devices, has_device, select_device)
+                               get_current_device, get_devices, has_device)
+from .scaleout import select_device  # one device per MPI rank (docs/scale-out.md)
 from ._core_loader import available as _extension_available
 from . import _serialization  # noqa: F401  (pickling of kernels, device_funcs, vectorize)
 

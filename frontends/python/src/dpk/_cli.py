@@ -12,10 +12,11 @@ import os
 import sys
 from pathlib import Path
 
+from . import _core_loader
+
 
 def tool_path(name: str) -> Path:
     """Where the installed package keeps the tool `name`."""
-    from . import _core_loader
     return Path(_core_loader.core().__file__).resolve().parent / "bin" / name
 
 

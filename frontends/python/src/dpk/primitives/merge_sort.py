@@ -32,6 +32,7 @@ from ..arrays.manipulation_functions import moveaxis, reshape
 from ..kernels.dispatcher import call_kernel, device_func, kernel
 from ..kernels.functions import DeviceFunction
 from ..kernels.kapi import Item, Range
+from .common import _rows_last
 
 RUN = 8     # elements each work-item sorts by insertion before the merge passes
 CHUNK = 8   # outputs each work-item of a merge pass writes
@@ -160,7 +161,6 @@ def _reverse(less):
 
 def sort_with(x, axis, less, want, descending=False):
     """``sort``/``argsort`` of the dpk array x along `axis` by the comparison `less`."""
-    from .common import _rows_last
     if x.ndim == 0:
         raise ValueError(f"{want}() needs an array of at least one dimension")
     less = as_comparison(less)
