@@ -153,3 +153,24 @@ def test_processes_scheduler_with_the_registering_initializer(chunked):
     got = kern.compute(scheduler="processes", num_workers=2, initializer=dc.register)
     assert isinstance(got, dpk.Array)
     np.testing.assert_allclose(got.asnumpy(), 3.0 * DATA, rtol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean0", "std", "max1", "sin", "matmul", "cumsum",
+                                  "where"])
+def test_dask_numpy_methods_run_on_dpk_chunks(chunked, name):
+    # Dask's own methods apply NumPy functions and ndarray methods to the chunks; the NumPy
+    # protocols (arrays/numpy_protocol.py) make them dpk operations.
+    x = chunked
+    cases = {"sum": (lambda: x.sum(), DATA.sum()),
+             "mean0": (lambda: x.mean(axis=0), DATA.mean(axis=0)),
+             "std": (lambda: x.std(), DATA.std()),
+             "max1": (lambda: x.max(axis=1), DATA.max(axis=1)),
+             "sin": (lambda: np.sin(x) * 2 + 1, np.sin(DATA) * 2 + 1),
+             "matmul": (lambda: x @ x.T, DATA @ DATA.T),
+             "cumsum": (lambda: x.cumsum(axis=0), DATA.cumsum(axis=0)),
+             "where": (lambda: da.where(x > 5, x, 0.0), np.where(DATA > 5, DATA, 0.0))}
+    expr, ref = cases[name]
+    with dask.config.set(scheduler="threads"):
+        got = expr().compute()
+    assert isinstance(got, dpk.Array)
+    np.testing.assert_allclose(got.asnumpy(), ref, rtol=1e-12)

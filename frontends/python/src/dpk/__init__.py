@@ -77,6 +77,7 @@ from .arrays.searching_functions import (argmax, argmin, count_nonzero, nonzero,
 from .arrays.statistical_functions import (cumulative_prod, cumulative_sum, max, mean, min,
                                            prod, std, sum, var)
 from .arrays.utility_functions import all, any, diff
+from .arrays import numpy_protocol as _numpy_protocol  # noqa: F401  (np.sin(x), np.sum(x))
 from . import linalg, random
 from .primitives.vectorize import vectorize
 from .primitives.guvectorize import guvectorize

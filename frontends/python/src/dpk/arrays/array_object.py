@@ -20,8 +20,9 @@ Interchange:
     zero-copy when the target is a CUDA device).
 NumPy arrays and scalars given to operators are converted: NumPy scalars (and 0-D arrays) become
 kernel parameters of their dtype; other NumPy arrays are copied to the device of the dpk operand
-(diagnostics level 3 reports an ``arrays.implicit_copy`` record). ``__array_ufunc__ = None``
-makes NumPy hand ``numpy_array + dpk_array`` to dpk.
+(diagnostics level 3 reports an ``arrays.implicit_copy`` record). NumPy's ufuncs and functions
+on dpk arrays (``np.sin(x)``, ``numpy_array + x``, ``np.sum(x)``, ``x.sum()``) dispatch to dpk
+through ``__array_ufunc__``/``__array_function__``, which numpy_protocol.py installs.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ import numpy as np
 
 from .._errors import DTypeError, ShapeError
 from ..arrays import dtypes as D
+from ..arrays import numpy_protocol
 from ..arrays.array_object import empty, zeros
 from ..arrays.creation_functions import arange, full
 from ..arrays.data_type_functions import astype
@@ -383,6 +384,10 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True, less=None):
     if less is not None:
         return _give(sort_with(x, axis, less, "argsort", descending), numpy_mode)
     return _give(_sort_impl(x, axis, descending, "argsort"), numpy_mode)
+
+
+numpy_protocol.register(np.sort, numpy_protocol.sort_adapter(sort))
+numpy_protocol.register(np.argsort, numpy_protocol.sort_adapter(argsort))
 
 
 # ---- top-k ------------------------------------------------------------------------------------
