@@ -348,10 +348,19 @@ class Array:
         return interchange.dlpack_device(self)
 
     def to_device(self, device, /, *, stream=None) -> "Array":
-        """A copy on another device (the same array when it already lives there)."""
+        """A copy on another device (the same array when it already lives there). Between two
+        CUDA devices the copy goes device to device (the driver's peer copy over NVLink or PCIe
+        where the GPUs allow it, else staged by the driver); otherwise through host memory."""
         target = select_device(device)
         if target is self._device:
             return self
+        if self._device.backend == "cuda" and target.backend == "cuda" and self.nbytes:
+            src = self._contiguous()
+            out = empty(self._shape, dtype=self._dtype, device=target)
+            self._device.synchronize()  # the source's pending writes, on its own queue
+            target.queue.copy(out._base.ptr, src._base.ptr + src._offset * self._dtype.itemsize,
+                              self.nbytes).wait()
+            return out
         return asarray(self.asnumpy(), device=target)
 
     def copy(self) -> "Array":
