@@ -16,7 +16,7 @@ mkdir -p "$stage/bin" "$stage/lib/dpk/plugins" "$stage/deps" "$out"
 for target in dpk_cuda_baselines dpk_cuda_capi_bench; do
   ninja -C "$build" -t query "$target" > /dev/null 2>&1 && ninja -C "$build" "$target" > /dev/null
 done
-cp -a "$build"/lib/libdpk.so* "$stage/lib/"
+cp -a "$build"/lib/libdpk*.so* "$stage/lib/"  # libdpk, libdpk-ls (the dpk-ls tool), bench baselines
 cp -a "$build"/lib/dpk/plugins/*.so "$stage/lib/dpk/plugins/"
 # Test plugins only where they were built (a build folder of selected targets may have the
 # folder but none of them).

@@ -69,4 +69,7 @@ unshare -Urm bash -euo pipefail -c '
 # LLVM is hidden too, so the ICD loader finds no platform: expected, and dpk-ls says why).
 echo "test-wheel: with the system's vendor runtimes visible:"
 (cd /tmp && "$venv/bin/python" "$out/every_device.py")
+# dpk-ls loads the OpenCL ICDs too; PoCL embeds the system's LLVM 15, whose symbols must not
+# bind to the wheel's copy (frontends/c/tools/local_launcher.c).
+"$venv/bin/dpk-ls" | grep -E '^\*? +[a-z_]+:[a-z]+:[0-9]+ ' | sed 's/^/test-wheel: dpk-ls: /'
 echo "test-wheel: passed"

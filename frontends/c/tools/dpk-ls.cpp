@@ -6,6 +6,8 @@
 //                               it is eligible and why, and which device a kernel would run on
 //                               (with FILTER: the device dpk_device_select(FILTER) returns)
 //   dpk-ls --explain --kernel NAME   as above for a kernel name (per-kernel policy overrides)
+//
+// Built as libdpk-ls.so and run by the dpk-ls executable (tools/local_launcher.c).
 #include "dpk/dpk.h"
 #include "runtime/Registry.h"
 #include "runtime/RuntimePolicy.h"
@@ -302,7 +304,9 @@ void usage() {
 
 } // namespace
 
-int main(int argc, char **argv) {
+// The tool's entry point, run by the dpk-ls executable (local_launcher.c), which loads this
+// library RTLD_LOCAL (the comment there says why).
+extern "C" __attribute__((visibility("default"))) int dpk_ls_main(int argc, char **argv) {
   bool json = false;
   bool explainMode = false;
   const char *filter = nullptr;
