@@ -85,6 +85,7 @@ from .primitives.reductions import accumulate, reduce, scan
 from .primitives.sorting import (argsort, sort, topk, unique_all, unique_counts, unique_inverse,
                                  unique_values)
 from .primitives.counting import argwhere, bincount, compact, histogram, scatter_add, searchsorted
+from .autopar import jit, prange
 from ._runtime.devices import (Device, Queue, default_device, device_context,
                                get_current_device, get_devices, has_device)
 from .scaleout import select_device  # one device per MPI rank (docs/scale-out.md)
@@ -142,3 +143,4 @@ __all__ += [  # the parallel primitives (docs/primitives.md)
     "scan", "scatter_add", "sort", "topk", "unique_all", "unique_counts", "unique_inverse",
     "unique_values", "vectorize", "guvectorize",
 ]
+__all__ += ["jit", "prange"]  # the jit model (docs/jit.md)

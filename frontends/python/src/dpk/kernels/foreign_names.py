@@ -18,10 +18,7 @@ _CUDA_DIMS = "(.x, .y, .z are dimensions 0, 1, 2 of dpk's launch; see docs/porti
 FOREIGN_NAMES = {
     # numba-dpex / numba-dppy
     "dpjit": ("numba-dpex's @dpjit",
-              "write the parallel loop's body as a @dpk.kernel launched over dpk.Range(n) "
-              "(dpk.jit, when available, takes prange loops)"),
-    "prange": ("numba's prange",
-               "write the loop body as a @dpk.kernel launched over dpk.Range(n)"),
+              "use @dpk.jit with dpk.prange loops (docs/jit.md)"),
     "autojit": ("numba-dppy's autojit", "use @dpk.kernel (it compiles per argument types)"),
     "offload_to_sycl_device": ("numba-dpex's offload_to_sycl_device",
                                "use `with dpk.device_context(device):`"),

@@ -1,0 +1,330 @@
+"""Running one parallel region: where (compute follows data), with which kernel and launch
+geometry, and how the reductions' partials become the variables' new values.
+
+Device: the device of the dpk arrays the region reads (compute follows data; arrays of several
+devices follow the policy's ``placement.mixed_devices``, as any launch); with NumPy arrays
+only, ``@dpk.jit(device=...)``, else the innermost ``dpk.device_context``, else the policy's
+default. NumPy arrays are used in place on the host device and staged (copied in, and back when
+the kernel writes them) on others, by the kernel model's launch path.
+
+Before launching, a region that the device cannot run is sent to the fallback (fallback.py):
+a value the kernel cannot take (a list, None, ...), float64 data on a device without fp64, a
+failure forced by the test hook ``FORCED_FAILURES``; after it, a compile or launch error.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from .._errors import (BoundsError, CompileError, DeviceError, DpkError, InvalidArgumentError,
+                       KernelSyntaxError, KernelTypeError, LaunchError,
+                       OutOfDeviceMemoryError, PlacementError)
+from .._ir.types import supported_dtype
+from .._ir.values import IndexSpace, ViewArray
+from .._runtime import devices as _devices
+from .._runtime.devices import select_device
+from ..arrays import fusion as _fusion
+from ..arrays.array_object import Array, asnumpy, devices_of
+from ..arrays.reduction import _target_parallelism, _workgroup_size, make_op
+from ..kernels.compiler.driver import CompileContext
+from ..kernels.compiler.source import function_source
+from ..kernels.dispatcher import KernelDispatcher
+from ..kernels.kapi import LocalAccessor, NdRange, Range
+from . import fallback, report
+from .kernelgen import HELPERS, generate, step_kinds
+
+#: Test hook: {device filter string: reason} makes every region fail on that device as a
+#: compile failure would (fallback tests); "host:cpu:0" also stops the compiled host fallback.
+FORCED_FAILURES = {}
+#: Test hook: filter strings of devices to treat as lacking fp64.
+SIMULATED_NO_FP64 = set()
+_DEFAULT = []  # [the policy's default device], chosen at the first region that needs it
+
+
+_FALLBACK_STATUSES = (CompileError.status, LaunchError.status, DeviceError.status,
+                      OutOfDeviceMemoryError.status)
+
+
+_ARRAY_OPS = {"+": "sum", "*": "prod", "min": "min", "max": "max"}
+
+
+def identity(op, dtype):
+    """The identity of a reduction operator in `dtype`: the array layer's reductions' own
+    (reduction.make_op) for + * min max, all bits / no bits for & | ^."""
+    dtype = np.dtype(dtype)
+    name = _ARRAY_OPS.get(op)
+    if name is not None:
+        return dtype.type(make_op(name, dtype).identity[0])
+    if op == "&":
+        return dtype.type(True) if dtype.kind == "b" else dtype.type(
+            np.iinfo(dtype).max if dtype.kind == "u" else -1)
+    return dtype.type(0)
+
+
+_FOLD = {"+": np.add, "*": np.multiply, "min": np.minimum, "max": np.maximum,
+         "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}
+
+
+def _scalar_dtype(value):
+    if isinstance(value, (bool, np.bool_)):
+        return np.dtype(np.bool_)
+    if isinstance(value, int):
+        return np.dtype(np.int64)
+    if isinstance(value, float):
+        return np.dtype(np.float64)
+    if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
+        return value.dtype
+    return None
+
+
+_PLAIN = (bool, int, float, np.generic, Array)
+
+
+def unsupported_value(name, value):
+    """Why a kernel cannot take `value` (None when it can)."""
+    if isinstance(value, _PLAIN):
+        return None
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0 or (1 <= value.ndim <= 3 and supported_dtype(value.dtype)):
+            return None
+        return (f"'{name}' is a {value.ndim}-D {value.dtype} array; kernels take 1 to 3 "
+                "dimensions of bool, integer or float elements")
+    return f"'{name}' is a {type(value).__name__}, which kernels cannot take"
+
+
+def _is_f64(value):
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and np.dtype(dtype) == np.float64
+
+
+class RegionRunner:
+    """The callable that stands for one region in the rewritten function."""
+
+    def __init__(self, jitfn, src, region):
+        self.jitfn = jitfn
+        self.src = src
+        self.region = region
+        # the variant last used (inspection); before any run, the one of range(n) loops
+        self.generated = generate(src, region, ("id",) * len(region.loop_vars))
+        self.python = None        # the region's own Python (set by function.py)
+        self._variants = {}       # (step kinds, work-group size) -> (GeneratedKernel, dispatcher)
+        self._acc = {}            # typing key -> accumulator dtypes
+        self._seen = set()        # specializations whose level-4 record was emitted
+        self._last = {}           # what the last run did (see `last`)
+
+    @property
+    def last(self):
+        """What the last run did, as a dict (device, fallback, fallback_from, reason, how,
+        iterations, launch geometry, time_ms); kept raw on the hot path."""
+        last = self._last
+        if isinstance(last, dict):
+            return last
+        ran_on, fallback_from, reason, total, geometry, elapsed = last
+        return {"device": ran_on.filter_string, "fallback": fallback_from is not None,
+                "fallback_from": fallback_from, "reason": reason, "how": "kernel",
+                "iterations": total, **report.geometry_fields(geometry),
+                "time_ms": round(elapsed * 1e3, 3)}
+
+    # ---- the kernel -----------------------------------------------------------------------
+    def dispatcher(self, steps, wg):
+        """The kernel dispatcher of one variant of the region's kernel (kernelgen.generate)."""
+        key = (steps, wg)
+        found = self._variants.get(key)
+        if found is None:
+            gen = generate(self.src, self.region, steps, wg)
+            namespace = dict(self.src.globals)
+            namespace.update(self.src.closure)
+            namespace.update(HELPERS)
+            exec(compile(gen.text, gen.filename, "exec"), namespace)
+            found = self._variants[key] = (gen, KernelDispatcher(namespace[gen.name]))
+        self.generated = found[0]
+        return found[1]
+
+    def _accumulator_dtypes(self, kd, kargs):
+        """The dtypes the compiler gives the reduction variables (its own type inference: a
+        variable's type unifies everything assigned to it)."""
+        values, _, key = kd._type_args(kargs, "nditem")
+        found = self._acc.get(key)
+        if found is None:
+            ctx = CompileContext("nditem", 1)
+            src = function_source(kd.py_func)
+            vals = [IndexSpace("nditem", 1)] + [
+                ViewArray(v.ir, v.dtype, v.ndim, i) if isinstance(v, ViewArray) else v
+                for i, v in enumerate(values)]
+            hints, _ = ctx.converge(src, ctx.unique_name(src.name), vals, True)
+            found = self._acc[key] = [np.dtype(hints[r.name][0])
+                                      for r in self.region.analysis.reductions]
+        return found
+
+    # ---- a run ------------------------------------------------------------------------------
+    def __call__(self, *args):
+        region = self.region
+        analysis = region.analysis
+        ndims = len(region.loop_vars)
+        ranges = args[:ndims]
+        nlive = len(analysis.live_in)
+        live = args[ndims:ndims + nlive]
+        inits = args[ndims + nlive:]
+        if ndims == 1:
+            total = len(range(*ranges[0]))
+            counts = (total,)
+        else:
+            counts = tuple([len(range(*r)) for r in ranges])
+            total = math.prod(counts)
+        device = self._device(live)
+        if total == 0:
+            self._last = {"device": device.filter_string, "fallback": False, "iterations": 0}
+            return tuple(inits)
+        reason, status, host_may_compile = self._obstacle(device, live, inits)
+        if reason is None:
+            try:
+                return self._launch(device, ranges, counts, total, live, inits)
+            except (InvalidArgumentError, BoundsError, PlacementError):
+                raise
+            except KernelSyntaxError as exc:
+                reason, status = self._syntax_reason(exc), CompileError.status
+                return self._fall_back(device, reason, status, ranges, counts, total, live,
+                                       inits, compiled_host=False, error=exc)
+            except (DpkError, KernelTypeError) as exc:
+                # the policy's failure classes: compile, launch (device errors too), out of
+                # memory; anything else counts as the device being unable to compile it
+                status = exc.status if getattr(exc, "status", None) in _FALLBACK_STATUSES \
+                    else CompileError.status
+                reason = f"{type(exc).__name__}: {exc}"
+                return self._fall_back(device, reason, status, ranges, counts, total, live,
+                                       inits, compiled_host=True, error=exc)
+        return self._fall_back(device, reason, status, ranges, counts, total, live, inits,
+                               compiled_host=host_may_compile)
+
+    def _device(self, live):
+        found = devices_of(live)
+        if found:
+            return found[0]
+        if self.jitfn.device is not None:
+            return self.jitfn.bound_device()
+        stack = _devices._context.stack
+        if stack:
+            return stack[-1]
+        if not _DEFAULT:  # the policy's default: fixed once the runtime has started
+            _DEFAULT.append(select_device(None))
+        return _DEFAULT[0]
+
+    def _obstacle(self, device, live, inits):
+        """(reason, status, whether the host backend may still compile it) when the region
+        cannot be tried on `device`, else (None, None, None)."""
+        for name, value in zip(self.region.analysis.live_in, live):
+            if type(value) is np.ndarray and 1 <= value.ndim <= 3:
+                continue  # the common case first (supported dtypes: the launch checks)
+            why = unsupported_value(name, value)
+            if why is not None:
+                return why, CompileError.status, False
+        for r, value in zip(self.region.analysis.reductions, inits):
+            if _scalar_dtype(value) is None:
+                return (f"'{r.name}' is a {type(value).__name__}, not a number to reduce",
+                        CompileError.status, False)
+        if FORCED_FAILURES:
+            forced = FORCED_FAILURES.get(device.filter_string)
+            if forced is not None:
+                return forced, CompileError.status, True
+        if not device.is_host:
+            lacks = device.filter_string in SIMULATED_NO_FP64 or not device.has_aspect_fp64
+            if lacks and (any(_is_f64(v) for v in live) or any(isinstance(v, float) or
+                                                                _is_f64(v) for v in inits)):
+                return (f"the region uses float64 and {device.filter_string} has no fp64 "
+                        "support", CompileError.status, True)
+        return None, None, None
+
+    def _syntax_reason(self, exc):
+        """A compiler error in the generated kernel, told at the user's line."""
+        gen = self.generated
+        line = self.generated.line_map.get(getattr(exc, "lineno", None) or -1)
+        text = (str(exc.args[0]) if exc.args else str(exc)).splitlines()[0]
+        if getattr(exc, "filename", None) not in (None, gen.filename):
+            return text  # in a device function the region calls: its own file and line
+        prefix = f"{gen.filename}:{exc.lineno}: "
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+        return f"{self.src.filename}:{line or self.region.lines}: {text}"
+
+    def _kernel_args(self, kd, device, wg, ranges, counts, total, live, inits):
+        """(launch range, kernel arguments, partial arrays, accumulator dtypes, geometry)."""
+        reductions = self.region.analysis.reductions
+        kargs = []
+        for (lo, _, step), count in zip(ranges, counts):
+            kargs += [lo, step] + ([count] if reductions else [])
+        if not reductions:
+            # a plain tuple is a Range launch on the launch fast path
+            kargs += live
+            return counts, kargs, (), (), {"shape": "map", "counts": counts}
+        groups = max(1, min(-(-total // wg), _target_parallelism(device)[0]))
+        chunk = -(-total // groups)
+        chunk = -(-chunk // wg) * wg
+        groups = -(-total // chunk)
+        kargs += [total, chunk]
+        kargs += live
+        init_dtypes = [_scalar_dtype(v) for v in inits]
+        typing = list(kargs)
+        for op, dt in zip((r.op for r in reductions), init_dtypes):
+            typing += [identity(op, dt), np.empty(1, dt), LocalAccessor((wg,), dt)]
+        acc = self._accumulator_dtypes(kd, typing)
+        parts = []
+        for r, dt in zip(reductions, acc):
+            part = np.empty(groups, dt)
+            parts.append(part)
+            kargs += [identity(r.op, dt), part, LocalAccessor((wg,), dt)]
+        return NdRange(Range(groups * wg), Range(wg)), kargs, parts, acc, {
+            "shape": "reduce", "global": str(groups * wg), "local": str(wg), "groups": groups}
+
+    def _launch(self, device, ranges, counts, total, live, inits, fallback_from=None,
+                reason=None):
+        steps = step_kinds(ranges)
+        wg = _workgroup_size(device) if inits else 0
+        found = self._variants.get((steps, wg))
+        kd = found[1] if found is not None else self.dispatcher(steps, wg)
+        rng, kargs, parts, acc, geometry = self._kernel_args(kd, device, wg, ranges, counts,
+                                                             total, live, inits)
+        if _fusion._pending_refs:  # lazy array results that read memory the kernel may write
+            _fusion.flush_arguments(kargs)
+        start = time.perf_counter()
+        kd._launcher_for(device).call(rng, tuple(kargs), None, False)
+        elapsed = time.perf_counter() - start
+        results = tuple(_FOLD[r.op](dt.type(init), _FOLD[r.op].reduce(part)).astype(dt)[()]
+                        for r, dt, init, part in zip(self.region.analysis.reductions, acc,
+                                                     inits, parts)) if parts else ()
+        ran_on = device  # the dpk arrays' device when there are any (_device)
+        # kept raw: inspect_regions() and the diagnostics format it (report.run_facts)
+        self._last = (ran_on, fallback_from, reason, total, geometry, elapsed)
+        if report.any_enabled():
+            report.region_ran(self, ran_on, geometry, elapsed * 1e3, live, kd, rng, kargs,
+                              fallback_from, reason)
+        return results
+
+    # ---- the fallback --------------------------------------------------------------------------
+    def _fall_back(self, device, reason, status, ranges, counts, total, live, inits,
+                   compiled_host, error=None):
+        host = fallback.decide(self, device, reason, status, error)
+        local = [asnumpy(v) if isinstance(v, Array) else v for v in live]
+        moved = [(orig, copy) for orig, copy in zip(live, local) if isinstance(orig, Array)]
+        results = None
+        if compiled_host and not device.is_host and host.filter_string not in FORCED_FAILURES:
+            try:
+                results = self._launch(host, ranges, counts, total, local, inits,
+                                       fallback_from=device.filter_string, reason=reason)
+            except (InvalidArgumentError, BoundsError, PlacementError):
+                raise
+            except (DpkError, KernelTypeError) as exc:
+                reason = f"{reason}; on the host too: {type(exc).__name__}: {exc}"
+        if results is None:
+            start = time.perf_counter()
+            results = self.python(*ranges, *local, *inits)
+            elapsed = (time.perf_counter() - start) * 1e3
+            self._last = {"device": host.filter_string, "fallback": True,
+                         "fallback_from": device.filter_string, "reason": reason,
+                         "how": "python", "iterations": total, "time_ms": round(elapsed, 3)}
+            report.region_ran_python(self, host, device, reason, elapsed)
+        for orig, copy in moved:
+            orig[...] = copy
+        return results
