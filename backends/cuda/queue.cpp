@@ -1,6 +1,10 @@
 // queue.cpp - queue entry points over CUDA streams.
 #include "queue.hpp"
 
+#include "NativeQueue.h"
+
+#include <cstdint>
+
 namespace dpk::cuda {
 
 dpk_status_t queueCreate(dpk_pl_queue_t *out, dpk_pl_context_t context, uint32_t flags) {
@@ -37,6 +41,17 @@ dpk_status_t queueFinish(dpk_pl_queue_t handle) {
   if (auto kernel = queue.latestKernel())
     context += ", after kernel '" + *kernel + "' (the last kernel launched on this queue)";
   return checkCu(rc, "cuStreamSynchronize", context);
+}
+
+// One stream per dpk queue, whatever its flags: native work on it is in order with dpk's.
+dpk_status_t queueGetNative(dpk_native_queue_t *out, dpk_pl_queue_t handle) {
+  Queue &queue = *toQueue(handle);
+  dpk_native_queue_t handles = plugin::emptyNativeQueue(
+      DPK_NATIVE_API_CUDA, DPK_NATIVE_MEMORY_POINTER, DPK_NATIVE_ORDER_IN_ORDER);
+  handles.device = reinterpret_cast<void *>(static_cast<intptr_t>(queue.context->device->native));
+  handles.context = queue.context->native;
+  handles.queue = queue.stream;
+  return plugin::copyNativeQueue(handles, out);
 }
 
 } // namespace dpk::cuda

@@ -1,7 +1,9 @@
 // queue.cpp - the dispatcher thread of a host queue and the queue entry points.
 #include "queue.hpp"
 
+#include "NativeQueue.h"
 #include "PluginSupport.h"
+#include "device.hpp"
 
 namespace plugin = dpk::plugin;
 using dpk::host::Command;
@@ -143,6 +145,15 @@ dpk_status_t queueRelease(dpk_pl_queue_t queue) {
 
 dpk_status_t queueFinish(dpk_pl_queue_t queue) {
   return queue->finish();
+}
+
+// No native queue: an extension waits for the dpk queue and runs its work before returning,
+// in the arena dpk's kernels use if it wants the same threads.
+dpk_status_t queueGetNative(dpk_native_queue_t *out, dpk_pl_queue_t) {
+  dpk_native_queue_t handles = plugin::emptyNativeQueue(
+      DPK_NATIVE_API_HOST, DPK_NATIVE_MEMORY_HOST, DPK_NATIVE_ORDER_WAIT_THEN_RUN);
+  handles.arena = &hostDevice()->arena;
+  return plugin::copyNativeQueue(handles, out);
 }
 
 } // namespace dpk::host

@@ -1,6 +1,8 @@
 // queue.cpp - queue entry points over immediate command lists.
 #include "queue.hpp"
 
+#include "NativeQueue.h"
+
 #include <cstdint>
 
 namespace dpk::level_zero {
@@ -57,6 +59,19 @@ dpk_status_t queueRelease(dpk_pl_queue_t handle) {
   delete queue; // drops the in-flight events after the list that used them
   releaseContextRef(context);
   return status;
+}
+
+// dpk orders the commands of an immediate list by events, which native commands do not join:
+// a barrier before and after them puts them in line (DPK_NATIVE_ORDER_BARRIERS).
+dpk_status_t queueGetNative(dpk_native_queue_t *out, dpk_pl_queue_t handle) {
+  Queue &queue = *toQueue(handle);
+  dpk_native_queue_t handles = plugin::emptyNativeQueue(
+      DPK_NATIVE_API_LEVEL_ZERO, DPK_NATIVE_MEMORY_POINTER, DPK_NATIVE_ORDER_BARRIERS);
+  handles.platform = queue.context->device->driver;
+  handles.device = queue.context->device->native;
+  handles.context = queue.context->native;
+  handles.queue = queue.list;
+  return plugin::copyNativeQueue(handles, out);
 }
 
 } // namespace dpk::level_zero

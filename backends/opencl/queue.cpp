@@ -1,6 +1,8 @@
 // queue.cpp - queue entry points.
 #include "queue.hpp"
 
+#include "NativeQueue.h"
+
 #include <memory>
 
 namespace dpk::opencl {
@@ -49,6 +51,40 @@ dpk_status_t queueRelease(dpk_pl_queue_t queue) {
 
 dpk_status_t queueFinish(dpk_pl_queue_t queue) {
   return checkCl(clFinish(queue->native), "clFinish");
+}
+
+namespace {
+
+dpk_native_memory_t nativeMemory(MemoryStrategyKind kind) {
+  switch (kind) {
+  case MemoryStrategyKind::Usm: return DPK_NATIVE_MEMORY_CL_USM;
+  case MemoryStrategyKind::SvmFine:
+  case MemoryStrategyKind::SvmCoarse: return DPK_NATIVE_MEMORY_CL_SVM;
+  case MemoryStrategyKind::Buffer: return DPK_NATIVE_MEMORY_CL_BUFFER;
+  }
+  return DPK_NATIVE_MEMORY_CL_BUFFER;
+}
+
+} // namespace
+
+// An in-order cl_command_queue receives every command of its dpk queue, so native commands
+// enqueued on it are ordered with dpk's; an out-of-order one (a queue created with
+// DPK_PL_QUEUE_OUT_OF_ORDER that the device granted) needs barriers around them.
+dpk_status_t queueGetNative(dpk_native_queue_t *out, dpk_pl_queue_t queue) {
+  cl_command_queue_properties properties = 0;
+  DPK_RETURN_ON_FAILURE(checkCl(clGetCommandQueueInfo(queue->native, CL_QUEUE_PROPERTIES,
+                                                      sizeof(properties), &properties, nullptr),
+                                "clGetCommandQueueInfo"));
+  dpk_pl_device_t device = queue->context->device;
+  dpk_native_queue_t handles = plugin::emptyNativeQueue(
+      DPK_NATIVE_API_OPENCL, nativeMemory(device->memory),
+      (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) ? DPK_NATIVE_ORDER_BARRIERS
+                                                            : DPK_NATIVE_ORDER_IN_ORDER);
+  handles.platform = device->platform;
+  handles.device = device->native;
+  handles.context = queue->context->native;
+  handles.queue = queue->native;
+  return plugin::copyNativeQueue(handles, out);
 }
 
 } // namespace dpk::opencl

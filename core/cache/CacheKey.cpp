@@ -69,6 +69,11 @@ CacheKey CacheKey::make(std::string irText, const compiler::CompileOptions &opti
   // Only bounds-checked builds spell the mode, so default builds keep the keys they had.
   if (options.boundsCheck)
     key.options += ";boundscheck";
+  // Linked files by path (it shows in messages and #line directives) and content digest, so
+  // an edited file is a new key (docs/linking.md).
+  for (const compiler::LinkInput &input : options.linkInputs)
+    key.options += ";link=" + std::to_string(input.path.size()) + ":" + input.path + ":" +
+                   sha256Hex(input.contents);
   if (options.rangeGuard != compiler::RangeGuardKind::None)
     key.options += options.rangeGuard == compiler::RangeGuardKind::Guarded ? ";range=guarded"
                                                                            : ";range=offsets";

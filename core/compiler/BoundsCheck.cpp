@@ -74,11 +74,15 @@ public:
 
   void run() {
     // Every function first, so that calls can pass the callee's new parameter on.
+    // External functions keep their signature (their definition is linked in, unchecked).
     for (auto &function : module_.functions)
-      function->params.push_back(
-          function->newValue(Type::pointerTy(ir::AddressSpace::Global, ScalarKind::I64),
-                             kBoundsStatusParam));
+      if (!function->isExternal)
+        function->params.push_back(
+            function->newValue(Type::pointerTy(ir::AddressSpace::Global, ScalarKind::I64),
+                               kBoundsStatusParam));
     for (auto &function : module_.functions) {
+      if (function->isExternal)
+        continue;
       builder_.setFunction(function.get());
       status_ = function->params.back();
       functionId_ = boundsCheckFunctionId(function->name);
@@ -96,8 +100,11 @@ private:
     for (std::unique_ptr<Op> &owned : ops) {
       for (ir::Block &region : owned->regions)
         rewrite(region);
-      if (owned->kind == OpKind::Call)
-        owned->operands.push_back(status_);
+      if (owned->kind == OpKind::Call) {
+        const ir::Function *callee = module_.lookup(owned->callee);
+        if (!callee || !callee->isExternal)
+          owned->operands.push_back(status_);
+      }
       std::optional<BoundsSiteInfo> site = siteOf(*owned);
       if (!site) {
         block.ops.push_back(std::move(owned));

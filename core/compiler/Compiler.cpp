@@ -1,6 +1,7 @@
 // Compiler.cpp - compileModule(): dispatch to the target, and level-4 dumps of the input IR.
 #include "compiler/Compiler.h"
 #include "compiler/BoundsCheck.h"
+#include "compiler/Link.h"
 #include "compiler/RangeGuard.h"
 #include "compiler/Targets.h"
 #include "ir/LaunchDimensions.h"
@@ -33,6 +34,10 @@ Expected<std::vector<uint8_t>> compileOpenCLC(const ir::Module &module,
 #ifdef DPK_HAVE_OPENCL_C
   Expected<std::string> source = opencl_c::emitOpenCLC(module, options);
   if (!source) return source.takeError();
+  if (!options.linkInputs.empty() || !reachedExternals(module).empty()) {
+    source = linkOpenCLCInputs(module, options, std::move(*source));
+    if (!source) return source.takeError();
+  }
   dumpStage(options, dumpName(module), "cl", *source);
   return std::vector<uint8_t>(source->begin(), source->end());
 #else

@@ -30,6 +30,14 @@ const char *targetName(TargetKind target); // "host", "spirv", "opencl-c", "ptx"
 /// How a Range kernel is built for launches in a fixed work-group shape (RangeGuard.h).
 enum class RangeGuardKind : uint8_t { None, Offsets, Guarded };
 
+/// One file linked into a kernel's module (docs/linking.md): its path (for messages and to
+/// tell its kind by extension: .ll, .bc, .cl, .ptx, .cu) and its contents, read once when the
+/// program is created. Each target links the files it can use and ignores the others.
+struct LinkInput {
+  std::string path;
+  std::string contents;
+};
+
 struct CompileOptions {
   TargetKind target = TargetKind::Host;
   /// Device identity: the PTX arch for CUDA ("sm_90"), the CPU for the host ("" = this CPU).
@@ -56,6 +64,11 @@ struct CompileOptions {
   /// more i64 launch arguments, last (the real global sizes, then the piece's offsets), and
   /// with Guarded skip work-items past the real sizes. None: kernels as written.
   RangeGuardKind rangeGuard = RangeGuardKind::None;
+  /// Files that define the module's external functions (`extern func`), linked per target:
+  /// LLVM IR/bitcode on host, SPIR-V and PTX; OpenCL C on OpenCL C; PTX and CUDA C on PTX. A
+  /// declared symbol no usable file defines, a definition of another signature, or no usable
+  /// file at all is DPK_ERROR_LINK naming file, symbol and target. Part of the cache key.
+  std::vector<LinkInput> linkInputs;
 };
 
 /// One compiled artifact: SPIR-V binary, OpenCL C text, PTX text or a host ELF object.

@@ -1,4 +1,5 @@
 // HostCompile.cpp - host target: lower, optimize for this CPU, emit an ELF object.
+#include "compiler/Link.h"
 #include "compiler/Targets.h"
 
 #include <llvm/ADT/StringMap.h>
@@ -62,6 +63,7 @@ Expected<std::vector<uint8_t>> compileHost(const ir::Module &module,
       lowerHostModule(module, options, context, **machine);
   if (!lowered) return lowered.takeError();
   llvm::Module &llvmModule = **lowered;
+  if (Error e = linkLlvmInputs(llvmModule, module, options, false)) return e;
   std::string name = dumpName(module);
   if (!options.dumpDirectory.empty()) dumpStage(options, name, "host.ll", printLlvmModule(llvmModule));
 

@@ -619,6 +619,7 @@ Error FunctionLowering::emitWhile(const ir::Op &op) {
 Error FunctionLowering::emitCall(const ir::Op &op) {
   const ir::Function *callee = module_.lookup(op.callee);
   if (!callee) return unsupported(op, "unknown function '" + op.callee + "'");
+  if (callee->isExternal) return emitExternalCall(op, *callee);
   if (frames_.size() > 64) return unsupported(op, "calls nest too deeply (recursion?)");
   for (size_t i = 0; i < callee->params.size() && i < op.operands.size(); ++i)
     alias(callee->params[i], record(op.operands[i]));
@@ -636,6 +637,31 @@ Error FunctionLowering::emitCall(const ir::Op &op) {
   if (!blockTerminated()) builder_.CreateBr(exitBB);
   builder_.SetInsertPoint(exitBB);
   if (slot) defineCallResult(op, slot);
+  return Error::success();
+}
+
+llvm::FunctionType *FunctionLowering::externalFunctionType(const ir::Function &callee) const {
+  std::vector<llvm::Type *> params;
+  for (const ir::Value *param : callee.params) params.push_back(valueType(param->type));
+  llvm::Type *result = callee.returnType.isVoid() ? llvm::Type::getVoidTy(context())
+                                                  : valueType(callee.returnType);
+  return llvm::FunctionType::get(result, params, false);
+}
+
+Error FunctionLowering::emitExternalCall(const ir::Op &op, const ir::Function &callee) {
+  // Not inlined: a call of the symbol, which linkLlvmInputs() defines from a linked file.
+  llvm::FunctionType *type = externalFunctionType(callee);
+  llvm::FunctionCallee function = llvmModule().getOrInsertFunction(callee.name, type);
+  auto *declared = llvm::dyn_cast<llvm::Function>(function.getCallee());
+  if (!declared || declared->getFunctionType() != type)
+    return unsupported(op, "the external symbol '" + callee.name +
+                               "' clashes with a function dpk itself uses");
+  if (target_.spirCallingConvention) declared->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+  std::vector<Value *> args;
+  for (const ir::Value *operand : op.operands) args.push_back(lookup(operand));
+  llvm::CallInst *call = builder_.CreateCall(function, args);
+  call->setCallingConv(declared->getCallingConv());
+  if (op.result && !callee.returnType.isVoid()) define(op.result, call);
   return Error::success();
 }
 

@@ -107,6 +107,9 @@ public:
   llvm::PointerType *pointerType(const ir::Type &type) const;
   /// Register type of a scalar or pointer value.
   llvm::Type *valueType(const ir::Type &type) const;
+  /// The LLVM type of an external function's declaration: register types of its parameters
+  /// and result (bool is i1, f16 half), the type its linked definition must have.
+  llvm::FunctionType *externalFunctionType(const ir::Function &callee) const;
   /// LLVM parameter types of one IR kernel parameter after view expansion (Compiler.h ABI);
   /// bool scalars travel as i8.
   void appendAbiTypes(const ir::Type &type, std::vector<llvm::Type *> &out) const;
@@ -153,6 +156,8 @@ protected:
   Error emitFor(const ir::Op &op);
   Error emitWhile(const ir::Op &op);
   Error emitCall(const ir::Op &op);
+  /// A call of an external function (ir::Function::isExternal): a call of its declaration.
+  Error emitExternalCall(const ir::Op &op, const ir::Function &callee);
   Error emitMath(const ir::Op &op);
   Error emitAtomic(const ir::Op &op);
   /// A per-work-group array of op.intAttr elements (result ptr<local, T>), placed as

@@ -12,6 +12,7 @@
 // NVVMReflect runs in the pipeline NVPTX registers, after __CUDA_PREC_SQRT has been resolved to 1
 // here (IEEE sqrt, as nvcc's default -prec-sqrt=true). LLVM 15's newest PTX target is sm_86 with
 // PTX 7.5; newer architectures (sm_90) get sm_86 PTX, which the driver compiles for them.
+#include "compiler/Link.h"
 #include "compiler/Lowering.h"
 #include "compiler/Targets.h"
 
@@ -332,6 +333,8 @@ Expected<std::vector<uint8_t>> compilePtx(const ir::Module &module, const Compil
     if (Error e = lowering.build(*kernel)) return e;
   }
   if (Error e = verifyLlvmModule(*llvmModule, "PTX lowering")) return e;
+  // LLVM IR inputs now; symbols they leave undefined come from .ptx/.cu inputs after codegen.
+  if (Error e = linkLlvmInputs(*llvmModule, module, options, true)) return e;
   std::string name = dumpName(module);
   if (!options.dumpDirectory.empty()) dumpStage(options, name, "ptx.ll", printLlvmModule(*llvmModule));
 
@@ -358,6 +361,12 @@ Expected<std::vector<uint8_t>> compilePtx(const ir::Module &module, const Compil
   }
   Expected<std::vector<uint8_t>> ptx = emitMachineCode(*llvmModule, *machine, true, false);
   if (!ptx) return ptx.takeError();
+  if (!options.linkInputs.empty()) {
+    Expected<std::string> linked =
+        linkPtxInputs(module, options, std::string(ptx->begin(), ptx->end()));
+    if (!linked) return linked.takeError();
+    ptx->assign(linked->begin(), linked->end());
+  }
   dumpStage(options, name, "ptx", std::string(ptx->begin(), ptx->end()));
   ptx->push_back(0); // DPK_FORMAT_PTX is NUL-terminated text
   return ptx;

@@ -6,6 +6,7 @@
 // dimension dims-1-d; barriers are barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); math
 // functions are OpenCL builtins, which the translator turns into OpenCL.std instructions.
 // Float atomic add/sub/min/max are compare-exchange loops, so no SPIR-V extension is needed.
+#include "compiler/Link.h"
 #include "compiler/Lowering.h"
 #include "compiler/Targets.h"
 
@@ -208,6 +209,7 @@ Expected<std::vector<uint8_t>> compileSpirv(const ir::Module &module,
   Expected<std::unique_ptr<llvm::Module>> lowered = lowerSpirvModule(module, options, context);
   if (!lowered) return lowered.takeError();
   llvm::Module &llvmModule = **lowered;
+  if (Error e = linkLlvmInputs(llvmModule, module, options, false)) return e;
   std::string name = dumpName(module);
   if (!options.dumpDirectory.empty()) dumpStage(options, name, "spirv.ll", printLlvmModule(llvmModule));
   // Scalar optimizations only: vector code gains nothing on SPIR-V consumers, which vectorize

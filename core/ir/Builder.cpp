@@ -23,6 +23,19 @@ Function *Builder::createFunction(const std::string &name, bool isKernel,
   return function_;
 }
 
+Function *Builder::declareExternal(const std::string &name, const std::vector<Type> &paramTypes,
+                                   Type returnType) {
+  auto function = std::make_unique<Function>();
+  function->name = name;
+  function->isExternal = true;
+  function->returnType = returnType;
+  function->loc = loc_;
+  for (size_t i = 0; i < paramTypes.size(); ++i)
+    function->params.push_back(function->newValue(paramTypes[i], "p" + std::to_string(i)));
+  module_.functions.push_back(std::move(function));
+  return module_.functions.back().get();
+}
+
 void Builder::setFunction(Function *function) {
   function_ = function;
   block_ = function ? &function->body : nullptr;

@@ -37,6 +37,12 @@ public:
                            const std::vector<Type> &paramTypes,
                            const std::vector<std::string> &paramNames, Type returnType);
 
+  /// Adds an external device function (`extern func`, Function::isExternal): a declaration
+  /// whose definition a linked file supplies. Leaves the current function and insertion point
+  /// as they are; parameters are named p0, p1, ...
+  Function *declareExternal(const std::string &name, const std::vector<Type> &paramTypes,
+                            Type returnType);
+
   /// Makes `function` current (values are created in it) and inserts at the end of its body.
   void setFunction(Function *function);
   Function *function() const { return function_; }

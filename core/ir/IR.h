@@ -190,6 +190,12 @@ struct Function {
 
   /// Creates a value owned by this function with the next id.
   Value *newValue(Type type, std::string name = {});
+
+  /// An external device function (`extern func @name(...) -> T`, no body): its definition
+  /// comes from a linked file (CompileOptions::linkInputs; docs/linking.md). It is called like
+  /// any device function but is never inlined by dpk; its name is the symbol every target links
+  /// against, so it must be a C identifier (the verifier's rule). Its body stays empty.
+  bool isExternal = false;
 };
 
 struct Module {

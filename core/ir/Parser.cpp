@@ -274,9 +274,17 @@ private:
 
   bool parseFunction() {
     Token start = tok_;
-    if (!isKeyword("kernel") && !isKeyword("func")) return failExpected("'kernel' or 'func'");
+    // `extern func @f(...) -> T`: a declaration whose definition a linked file supplies.
+    bool isExternal = isKeyword("extern");
+    if (isExternal) {
+      consume();
+      if (!isKeyword("func")) return failExpected("'func' after 'extern'");
+    }
+    if (!isKeyword("kernel") && !isKeyword("func"))
+      return failExpected("'kernel', 'func' or 'extern func'");
     auto function = std::make_unique<Function>();
     function->isKernel = tok_.text == "kernel";
+    function->isExternal = isExternal;
     function->loc = {fileName_, start.line, start.column};
     consume();
     if (tok_.kind != TokenKind::FuncRef) return failExpected("function name (@name)");
@@ -304,7 +312,13 @@ private:
       if (!parseType(function->returnType)) return false;
     }
     if (!parseLoc(function->loc)) return false;
-    if (!parseRegion(function->body)) return false;
+    if (isExternal) {
+      if (tok_.kind == TokenKind::LBrace)
+        return fail(tok_, "extern func @" + function->name +
+                              " has no body (its definition comes from a linked file)");
+    } else if (!parseRegion(function->body)) {
+      return false;
+    }
     module_->functions.push_back(std::move(function));
     function_ = nullptr;
     return true;

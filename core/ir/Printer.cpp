@@ -110,7 +110,7 @@ public:
       : function_(function), options_(options), name_(function) {}
 
   std::string printFunction() {
-    out_ += function_.isKernel ? "kernel @" : "func @";
+    out_ += function_.isKernel ? "kernel @" : function_.isExternal ? "extern func @" : "func @";
     out_ += function_.name + "(";
     for (size_t i = 0; i < function_.params.size(); ++i) {
       if (i) out_ += ", ";
@@ -119,6 +119,10 @@ public:
     out_ += ")";
     if (!function_.returnType.isVoid()) out_ += " -> " + typeToString(function_.returnType);
     out_ += locSuffix(function_.loc, options_);
+    if (function_.isExternal) {
+      out_ += "\n";
+      return std::move(out_);
+    }
     out_ += " {\n";
     printBlock(function_.body, 1);
     out_ += "}\n";

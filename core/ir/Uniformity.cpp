@@ -216,7 +216,9 @@ UniformityInfo analyzeUniformity(const Function &function, const Module *module)
   callees.graph = &graph;
   for (const Function *callee : calleesFirst(graph, {&function})) {
     if (callee == &function) continue;
-    callees.uniformReturn[callee] = UniformityAnalysis(*callee, &callees).run().uniformReturn;
+    // An external function's result is non-uniform: its body is not IR (it may read memory).
+    callees.uniformReturn[callee] =
+        !callee->isExternal && UniformityAnalysis(*callee, &callees).run().uniformReturn;
   }
   return UniformityAnalysis(function, &callees).run();
 }

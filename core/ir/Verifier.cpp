@@ -16,6 +16,8 @@ namespace dpk::ir {
 
 namespace {
 
+bool isReservedWord(std::string_view name);
+
 bool hasResult(OpKind kind) {
   switch (kind) {
   case OpKind::Const: case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div:
@@ -118,7 +120,7 @@ private:
     if (loc.line > 0)
       message += loc.file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column) + ": ";
     message += "error: ";
-    message += f.isKernel ? "kernel @" : "func @";
+    message += f.isKernel ? "kernel @" : f.isExternal ? "extern func @" : "func @";
     message += f.name + ": ";
     if (op) message += std::string("'") + opName(op->kind) + "': ";
     message += why;
@@ -138,10 +140,50 @@ private:
     if (!isIrName(f.name))
       return fail(f, nullptr, "function name '" + f.name +
                                   "' is not an IR name (letters, digits, '_' and '.')");
+    if (f.isExternal) return checkExternalName(f);
     if (!f.isKernel) return true;
     std::string problem = kernelNameProblem(f.name);
     if (problem.empty()) return true;
     return fail(f, nullptr, problem);
+  }
+
+  /// An external function's name is the symbol every target links against unchanged (the
+  /// OpenCL C emitter renames device functions, never these), so it must be a C identifier
+  /// that C and OpenCL C do not reserve.
+  bool checkExternalName(const Function &f) {
+    bool identifier = !f.name.empty() && !(f.name[0] >= '0' && f.name[0] <= '9');
+    for (char c : f.name)
+      identifier &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                    (c >= '0' && c <= '9') || c == '_';
+    if (!identifier)
+      return fail(f, nullptr, "external function name '" + f.name +
+                                  "' is not a C identifier (letters, digits and '_', not "
+                                  "starting with a digit), which linking by symbol needs");
+    if (isReservedWord(f.name))
+      return fail(f, nullptr, "external function name '" + f.name +
+                                  "' is reserved in C or OpenCL C");
+    return true;
+  }
+
+  /// An external function declares a symbol: no kernel, no body, and only types that have one
+  /// meaning in C, OpenCL C, CUDA and LLVM IR (scalars and pointers; a view is dpk's own
+  /// expansion and has no such meaning).
+  bool checkExternal(const Function &f) {
+    if (f.isKernel) return fail(f, nullptr, "a kernel cannot be external");
+    if (!f.body.ops.empty())
+      return fail(f, nullptr, "an extern func has no body (its definition is linked in)");
+    for (const Value *param : f.params) {
+      if (!param || param->type.isVoid()) return fail(f, nullptr, "a parameter has type void");
+      if (param->type.isView())
+        return fail(f, nullptr, "parameter " + valueName(f, *param) + " of an extern func is " +
+                                    str(param->type) +
+                                    ": external functions take scalars and pointers, not views "
+                                    "(pass view_ptr and the sizes)");
+    }
+    if (f.returnType.isView() || f.returnType.isPointer())
+      return fail(f, nullptr, "an extern func returns a scalar or nothing, not " +
+                                  str(f.returnType));
+    return true;
   }
 
   /// Regions nest at most kMaxRegionDepth deep. Recurses at most one level past the limit.
@@ -219,6 +261,7 @@ private:
     ownValues_.clear();
     loops_.clear();
     for (const auto &v : f.values) ownValues_.insert(v.get());
+    if (f.isExternal) return checkExternal(f);
     if (f.isKernel && !f.returnType.isVoid())
       return fail(f, nullptr, "kernels return void, not " + str(f.returnType));
     for (const Value *param : f.params) {

@@ -116,7 +116,16 @@ Expected<std::string> emitOpenCLC(const ir::Module &module,
     state.functionNames[kernel->name] = kernel->name;
     taken.insert(kernel->name);
   }
+  // External functions keep their names too: a linked .cl file defines them by that name.
   for (const ir::Function *function : *deviceFunctions) {
+    if (!function->isExternal)
+      continue;
+    state.functionNames[function->name] = function->name;
+    taken.insert(function->name);
+  }
+  for (const ir::Function *function : *deviceFunctions) {
+    if (function->isExternal)
+      continue;
     std::string base = sanitizeIdentifier(function->name);
     if (base.empty() || isReservedIdentifier(base))
       base = "dpk_fn_" + base;
@@ -132,6 +141,8 @@ Expected<std::string> emitOpenCLC(const ir::Module &module,
   for (const ir::Function *function : *deviceFunctions) {
     state.needsFp64 |= usesDouble(*function);
     prototypes += functionSignature(state, *function) + ";\n";
+    if (function->isExternal)
+      continue; // defined by a linked file (compiler/Link.h)
     Expected<std::string> text = emitFunction(state, *function);
     if (!text)
       return text.takeError();

@@ -58,6 +58,7 @@ std::optional<FailureClass> classifyStatus(dpk_status_t status) {
   case DPK_ERROR_PLACEMENT:
   case DPK_ERROR_INVALID_HANDLE:
   case DPK_ERROR_OUT_OF_BOUNDS:
+  case DPK_ERROR_LINK: // the user's link inputs are wrong for that device: say so, not fall back
     return std::nullopt;
   }
   return std::nullopt;

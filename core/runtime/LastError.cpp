@@ -57,6 +57,7 @@ const char *statusName(const dpk_status_t &statusArgument) {
   case DPK_ERROR_PLACEMENT: return "DPK_ERROR_PLACEMENT";
   case DPK_ERROR_INVALID_HANDLE: return "DPK_ERROR_INVALID_HANDLE";
   case DPK_ERROR_OUT_OF_BOUNDS: return "DPK_ERROR_OUT_OF_BOUNDS";
+  case DPK_ERROR_LINK: return "DPK_ERROR_LINK";
   }
   return "DPK_STATUS_UNKNOWN";
 }

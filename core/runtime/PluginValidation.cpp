@@ -270,6 +270,15 @@ dpk_status_t event_release(dpk_pl_event_t event) {
   return DPK_SUCCESS;
 }
 
+dpk_status_t queue_get_native(dpk_native_queue_t *out, dpk_pl_queue_t queue) {
+  if (!queue)
+    return reject(DPK_ERROR_INVALID_HANDLE, "queue_get_native", "queue is NULL");
+  if (!out || out->struct_size == 0)
+    return reject(DPK_ERROR_INVALID_ARGUMENT, "queue_get_native",
+                  "out is NULL or has no struct_size");
+  return DPK_SUCCESS;
+}
+
 } // namespace checks
 
 // The forwarding members, one per row: STATUS rows run their check first; the others (shutdown,

@@ -12,9 +12,13 @@
 #include "ir/Verifier.h"
 #include "cache/KernelCache.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 namespace dpk::runtime {
 namespace {
@@ -131,8 +135,31 @@ Expected<dpk_pl_kernel_t> ProgramBuild::kernel(const std::string &name) {
 Program::Program(ProgramKind kind, std::string label)
     : RefCounted(HandleKind::Program), kind_(kind), label_(std::move(label)) {}
 
+Expected<std::vector<compiler::LinkInput>> Program::readLinkInputs(
+    const std::vector<std::string> &paths) {
+  std::vector<compiler::LinkInput> inputs;
+  for (const std::string &path : paths) {
+    std::string extension = path.substr(std::min(path.size(), path.find_last_of('.')));
+    if (extension != ".ll" && extension != ".bc" && extension != ".cl" && extension != ".ptx" &&
+        extension != ".cu")
+      return Error(DPK_ERROR_LINK, "link: " + path +
+                                       ": unknown kind of file (link .ll or .bc LLVM IR, .cl "
+                                       "OpenCL C, .ptx PTX or .cu CUDA C)");
+    std::ifstream file(path, std::ios::binary);
+    if (!file)
+      return Error(DPK_ERROR_NOT_FOUND, "link: cannot read " + path + ": " + std::strerror(errno));
+    std::ostringstream contents;
+    contents << file.rdbuf();
+    if (file.bad())
+      return Error(DPK_ERROR_NOT_FOUND, "link: cannot read " + path);
+    inputs.push_back({path, contents.str()});
+  }
+  return inputs;
+}
+
 Expected<Ref<Program>> Program::fromIr(std::string_view text, std::string label,
-                                       std::optional<bool> boundsCheck) {
+                                       std::optional<bool> boundsCheck,
+                                       std::vector<compiler::LinkInput> linkInputs) {
   if (label.empty())
     label = "<ir>";
   Expected<std::unique_ptr<ir::Module>> parsed = ir::parseModule(text, label);
@@ -149,6 +176,7 @@ Expected<Ref<Program>> Program::fromIr(std::string_view text, std::string label,
     boundsCheck = Registry::get().policy().boundsCheck;
   }
   program->boundsCheck_ = *boundsCheck;
+  program->linkInputs_ = std::move(linkInputs);
   program->canonicalText_ = ir::printModule(*program->module_);
   dumpCompileStage(program->label_, "input", "dpkir", program->canonicalText_);
   return program;
@@ -316,6 +344,23 @@ Expected<std::shared_ptr<ProgramBuild>> Program::buildIr(Device &device, const S
   Expected<compiler::TargetKind> target = targetFor(device);
   if (!target)
     return target.takeError();
+  // An OpenCL device that takes both SPIR-V and OpenCL C gets the input its link files serve:
+  // OpenCL C source links only into OpenCL C, LLVM IR only into SPIR-V (docs/linking.md).
+  if (!linkInputs_.empty() && device.accepts(DPK_FORMAT_SPIRV) &&
+      device.accepts(DPK_FORMAT_OPENCL_C)) {
+    auto has = [&](const char *extension) {
+      for (const compiler::LinkInput &input : linkInputs_) {
+        size_t dot = input.path.find_last_of('.');
+        if (dot != std::string::npos && input.path.substr(dot) == extension)
+          return true;
+      }
+      return false;
+    };
+    if (has(".cl"))
+      target = compiler::TargetKind::OpenCLC;
+    else if (has(".ll") || has(".bc"))
+      target = compiler::TargetKind::SpirV;
+  }
   compiler::CompileOptions options;
   options.target = *target;
   options.localSize = spec.localSize;
@@ -331,13 +376,15 @@ Expected<std::shared_ptr<ProgramBuild>> Program::buildIr(Device &device, const S
     options.targetId = hostCpu;
   options.dumpDirectory = stageDumpDirectory();
   options.boundsCheck = boundsCheck_;
+  options.linkInputs = linkInputs_;
 
   auto start = std::chrono::steady_clock::now();
   Expected<compiler::Artifact> artifact =
       compileCached(*unit.module, *unit.canonicalText, options, device, kernel, label_);
   if (!artifact) {
     Error error = artifact.takeError();
-    return Error(error.status() == DPK_ERROR_UNSUPPORTED ? error.status() : DPK_ERROR_COMPILE,
+    bool keep = error.status() == DPK_ERROR_UNSUPPORTED || error.status() == DPK_ERROR_LINK;
+    return Error(keep ? error.status() : DPK_ERROR_COMPILE,
                  "compiling kernel '" + kernel + "' for " + device.describe() + " (" +
                      targetText(*target) + "): " + error.message());
   }

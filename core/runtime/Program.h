@@ -81,7 +81,12 @@ public:
   /// `boundsCheck`: the program's bounds-check mode; nullopt takes the policy's (the
   /// `boundscheck:` key or DPK_BOUNDSCHECK).
   static Expected<Ref<Program>> fromIr(std::string_view text, std::string label,
-                                       std::optional<bool> boundsCheck = std::nullopt);
+                                       std::optional<bool> boundsCheck = std::nullopt,
+                                       std::vector<compiler::LinkInput> linkInputs = {});
+  /// The link inputs of `paths`, each file read now (DPK_ERROR_NOT_FOUND naming one that
+  /// cannot be read; DPK_ERROR_LINK for a kind no target links).
+  static Expected<std::vector<compiler::LinkInput>> readLinkInputs(
+      const std::vector<std::string> &paths);
   static Expected<Ref<Program>> fromSpirv(Device &device, const void *spirv, size_t size);
   static Expected<Ref<Program>> fromHost(const dpk_host_kernel_entry_t *entries, uint32_t count);
 
@@ -141,6 +146,8 @@ private:
   std::unique_ptr<ir::Module> module_;
   bool severalKernels_ = false; // IR programs: more than one kernel (ir::kernelCount)
   std::string canonicalText_; // printer output: the cache key's IR text
+  /// IR programs: files linked into every build (CompileOptions::linkInputs).
+  std::vector<compiler::LinkInput> linkInputs_;
   Device *boundDevice_ = nullptr;
   std::vector<uint8_t> spirv_;
   std::vector<std::string> hostNames_; // owns the names hostEntries_ point to

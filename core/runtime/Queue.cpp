@@ -124,4 +124,10 @@ Error Queue::wait() {
                who + " on device " + device_.describe() + " failed: " + cause.message());
 }
 
+Error Queue::nativeHandles(dpk_native_queue_t *out) {
+  return device_.plugin().check(device_.plugin().table.queue_get_native(out, native_),
+                                "getting the native handles of a queue on " +
+                                    device_.describe());
+}
+
 } // namespace dpk::runtime

@@ -53,6 +53,9 @@ public:
   void noteEventlessLaunch(const std::string &kernel);
   /// Waits for every submitted command; the first failure names device, kernel and cause.
   Error wait();
+  /// The plugin queue's native handles (out->struct_size set by the caller), for native code
+  /// that enqueues its own work in order with this queue's (docs/extensions.md).
+  Error nativeHandles(dpk_native_queue_t *out);
 
 private:
   Queue(Device &device, dpk_pl_queue_t native, uint32_t flags);

@@ -40,7 +40,9 @@ typedef enum dpk_status {
   DPK_ERROR_NO_DEVICE = -16,           /* no device matches the selector or policy */
   DPK_ERROR_PLACEMENT = -17,           /* arguments live on different devices */
   DPK_ERROR_INVALID_HANDLE = -18,      /* a handle that is null, freed or from elsewhere */
-  DPK_ERROR_OUT_OF_BOUNDS = -19        /* bounds-check mode: a kernel indexed past an array */
+  DPK_ERROR_OUT_OF_BOUNDS = -19,       /* bounds-check mode: a kernel indexed past an array */
+  DPK_ERROR_LINK = -20                 /* linked device code: a missing symbol, a signature
+                                          mismatch, or a file the device cannot use */
 } dpk_status_t;
 
 typedef enum dpk_device_type {
@@ -150,6 +152,54 @@ typedef struct dpk_host_module {
   uint32_t num_kernels;
   const dpk_host_kernel_entry_t *kernels;
 } dpk_host_module_t;
+
+/* ---- native handles (appended for native extensions, docs/extensions.md) ----------------- */
+
+/* The API a queue's native handles belong to. */
+typedef enum dpk_native_api {
+  DPK_NATIVE_API_HOST = 1,       /* dpk's host backend: no native queue (arena: tbb::task_arena*) */
+  DPK_NATIVE_API_OPENCL = 2,     /* platform, device, context, queue: cl_* handles */
+  DPK_NATIVE_API_LEVEL_ZERO = 3, /* ze_driver, ze_device, ze_context, immediate ze_command_list */
+  DPK_NATIVE_API_CUDA = 4        /* device: the CUdevice ordinal, context: CUcontext, queue: CUstream */
+} dpk_native_api_t;
+
+/* How a dpk device address is handed to native code on that API. */
+typedef enum dpk_native_memory {
+  DPK_NATIVE_MEMORY_HOST = 1,      /* plain host memory: dereference it */
+  DPK_NATIVE_MEMORY_POINTER = 2,   /* a device pointer (CUdeviceptr, Level Zero USM) */
+  DPK_NATIVE_MEMORY_CL_USM = 3,    /* cl_intel_unified_shared_memory: clSetKernelArgMemPointerINTEL */
+  DPK_NATIVE_MEMORY_CL_SVM = 4,    /* OpenCL 2.0 SVM: clSetKernelArgSVMPointer */
+  DPK_NATIVE_MEMORY_CL_BUFFER = 5  /* an address that names a cl_mem buffer; not passable by pointer */
+} dpk_native_memory_t;
+
+/* DPK_NATIVE_ORDER_*: what a native command enqueued on `queue` must do to run after the dpk
+ * queue's earlier commands and before its later ones (docs/extensions.md, "Ordering"). */
+typedef enum dpk_native_order {
+  /* `queue` is in order and receives every command of the dpk queue: enqueue there, nothing
+   * else (OpenCL in-order queues, CUDA streams). */
+  DPK_NATIVE_ORDER_IN_ORDER = 1,
+  /* append a barrier (zeCommandListAppendBarrier with no events) before and after the commands
+   * (Level Zero immediate command lists, whose commands dpk chains by events). */
+  DPK_NATIVE_ORDER_BARRIERS = 2,
+  /* no native queue: wait for the dpk queue, then do the work before returning (host). */
+  DPK_NATIVE_ORDER_WAIT_THEN_RUN = 3
+} dpk_native_order_t;
+
+/* The native handles behind one queue, filled by the plugin entry queue_get_native and the C
+ * API's dpk_queue_get_native. Borrowed: valid while the dpk queue lives; do not release them.
+ * Set struct_size to sizeof(dpk_native_queue_t); no more than struct_size bytes are written. */
+typedef struct dpk_native_queue {
+  size_t struct_size;
+  dpk_native_api_t api;
+  dpk_native_memory_t memory;
+  dpk_native_order_t order;
+  uint32_t reserved;
+  void *platform; /* cl_platform_id, ze_driver_handle_t; NULL for CUDA and the host */
+  void *device;   /* cl_device_id, ze_device_handle_t, (void *)(intptr_t)CUdevice; host: NULL */
+  void *context;  /* cl_context, ze_context_handle_t, CUcontext; host: NULL */
+  void *queue;    /* cl_command_queue, ze_command_list_handle_t, CUstream; host: NULL */
+  void *arena;    /* host: the tbb::task_arena kernels run in (oneTBB's ABI); else NULL */
+} dpk_native_queue_t;
 
 #ifdef __cplusplus
 }

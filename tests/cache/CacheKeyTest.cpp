@@ -77,6 +77,24 @@ TEST(CacheKey, EachOptionChangesTheDigest) {
   EXPECT_TRUE(digests.insert(otherDevice.digest()).second) << "device identity ignored";
 }
 
+TEST(CacheKey, LinkedFilesChangeTheDigestByPathAndContents) {
+  // docs/linking.md: every linked file's path and contents; none keeps the old key.
+  compiler::CompileOptions options = baseOptions();
+  EXPECT_EQ(CacheKey::make(baseKey().irText, options, "PoCL").digest(), baseKey().digest());
+  std::set<std::string> digests = {baseKey().digest()};
+  for (const compiler::LinkInput &input :
+       {compiler::LinkInput{"a.cl", "int f(int x) { return x; }"},
+        compiler::LinkInput{"a.cl", "int f(int x) { return x + 1; }"},
+        compiler::LinkInput{"b.cl", "int f(int x) { return x + 1; }"}}) {
+    options.linkInputs = {input};
+    EXPECT_TRUE(digests.insert(CacheKey::make(baseKey().irText, options, "PoCL").digest()).second)
+        << input.path << ": " << input.contents;
+  }
+  // Two files are not the same key as one file holding both.
+  options.linkInputs = {{"a.cl", "x"}, {"b.cl", "y"}};
+  EXPECT_TRUE(digests.insert(CacheKey::make(baseKey().irText, options, "PoCL").digest()).second);
+}
+
 TEST(CacheKey, DumpDirectoryDoesNotChangeTheDigest) {
   compiler::CompileOptions options = baseOptions();
   options.dumpDirectory = "/tmp/somewhere";

@@ -14,7 +14,8 @@ TEST(StatusNames, EveryStatusHasItsName) {
   EXPECT_STREQ(dpk_status_name(DPK_ERROR_INVALID_HANDLE), "DPK_ERROR_INVALID_HANDLE");
   EXPECT_STREQ(dpk_status_name(DPK_ERROR_OUT_OF_BOUNDS), "DPK_ERROR_OUT_OF_BOUNDS");
   EXPECT_STREQ(dpk_status_name(static_cast<dpk_status_t>(-1000)), "DPK_STATUS_UNKNOWN");
-  for (int code = 0; code >= -19; --code)
+  EXPECT_STREQ(dpk_status_name(DPK_ERROR_LINK), "DPK_ERROR_LINK");
+  for (int code = 0; code >= -20; --code)
     EXPECT_NE(std::string(dpk_status_name(static_cast<dpk_status_t>(code))), "DPK_STATUS_UNKNOWN");
 }
 

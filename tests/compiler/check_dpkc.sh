@@ -77,6 +77,15 @@ expect_error for-depth-10000 "for10000.dpkir:259:" --emit=ir "$tmp/for10000.dpki
 expect_error kernel-name-dotted "kernel name 'a.b' is not a C identifier" --emit=opencl-c "$tmp/dotted.dpkir"
 expect_error kernel-name-keyword "kernel name 'kernel' is reserved in C or OpenCL C" --emit=opencl-c "$tmp/keyword.dpkir"
 
+# Linked device code (docs/linking.md): garbage, a missing file and no definition are typed errors.
+printf 'extern func @f(%%a: i32) -> i32\nkernel @k(%%p: ptr<global, i32>) {\n%%z = const 0 : i64\n%%a = load %%p[%%z] : i32\n%%b = call @f(%%a) : i32\nstore %%p[%%z], %%b\n}\n' >"$tmp/extern.dpkir"
+printf 'define i32 @f(i32 %%x) {' >"$tmp/garbage.ll"
+printf 'int g(int x) { return x; }\n' >"$tmp/other.cl"
+expect_error link-garbage-ll "garbage.ll: not valid LLVM 15 IR for target host" --emit=host-obj --link="$tmp/garbage.ll" "$tmp/extern.dpkir"
+expect_error link-missing-file "cannot open $tmp/absent.ll" --emit=ptx --link="$tmp/absent.ll" "$tmp/extern.dpkir"
+expect_error link-missing-symbol "symbol 'f' (declared i32(i32)) is not defined by the file $tmp/other.cl" --emit=opencl-c --link="$tmp/other.cl" "$tmp/extern.dpkir"
+expect_error link-no-file "no file is linked for target spirv" --emit=spirv "$tmp/extern.dpkir"
+
 # Deep legal nesting stays fast (if 2000 deep took 5.2 s to print; for 200 deep > 60 s at O3).
 expect_success_within 20 if-depth-256-ir --emit=ir "$tmp/if256.dpkir"
 expect_success_within 20 if-depth-256-opencl-c --emit=opencl-c "$tmp/if256.dpkir"

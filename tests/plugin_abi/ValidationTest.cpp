@@ -86,7 +86,7 @@ TEST_P(PluginAbi, NullHandleOfEveryEntry) {
 #undef DPK_PLUGIN_ENTRY
   // device_get_props ... event_release: every entry but init, get_devices and event_wait (whose
   // handles come in an array, below).
-  EXPECT_EQ(entries, 19);
+  EXPECT_EQ(entries, 20);
 }
 
 TEST_P(PluginAbi, NullHandleInAnArray) {
@@ -143,6 +143,9 @@ TEST_P(PluginAbi, NullOutParametersAndData) {
                  "enqueue_copy");
   expectRejected(table().enqueue_launch(nullptr, queue, kernel, nullptr, 0, nullptr, 0, nullptr),
                  invalid, "enqueue_launch");
+  expectRejected(table().queue_get_native(nullptr, queue), invalid, "queue_get_native");
+  dpk_native_queue_t noNativeSize{};
+  expectRejected(table().queue_get_native(&noNativeSize, queue), invalid, "queue_get_native");
   EXPECT_EQ(newProgram, nullptr);
   EXPECT_EQ(newKernel, nullptr);
 }

@@ -24,6 +24,7 @@
 
 #include "DeviceList.h"
 #include "GuardedDispatch.h"
+#include "NativeQueue.h"
 #include "PluginSupport.h"
 
 #include <atomic>
@@ -136,6 +137,13 @@ dpk_status_t queueCreate(dpk_pl_queue_t *out, dpk_pl_context_t, uint32_t) {
 dpk_status_t queueRelease(dpk_pl_queue_t queue) {
   delete queue;
   return DPK_SUCCESS;
+}
+// Kernels run serially on the submitting thread: the host's rule, without an arena.
+dpk_status_t queueGetNative(dpk_native_queue_t *out, dpk_pl_queue_t) {
+  return plugin::copyNativeQueue(plugin::emptyNativeQueue(DPK_NATIVE_API_HOST,
+                                                          DPK_NATIVE_MEMORY_HOST,
+                                                          DPK_NATIVE_ORDER_WAIT_THEN_RUN),
+                                 out);
 }
 dpk_status_t queueFinish(dpk_pl_queue_t queue) {
   dpk_status_t status = queue->firstError;

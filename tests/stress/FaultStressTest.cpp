@@ -94,6 +94,12 @@ RoundResult runRound(dpk_device_t device, int round) {
     ROUND_STEP(dpk_mem_alloc(&z, device, DPK_MEM_SHARED, N * 4));
   }
   if (result.ok()) {
+    // What a native extension asks before it enqueues its own work (docs/extensions.md).
+    dpk_native_queue_t native{};
+    native.struct_size = sizeof(native);
+    ROUND_STEP(dpk_queue_get_native(&native, queue));
+  }
+  if (result.ok()) {
     ROUND_STEP(dpk_enqueue_fill(nullptr, queue, x, &sentinel, 4, N * 4, 0, nullptr));
     ROUND_STEP(dpk_enqueue_copy(nullptr, queue, z, ones.data(), N * 4, 0, nullptr));
     ROUND_STEP(dpk_program_create_from_host(&hostProgram, dpk::test::TestKernels,

@@ -11,6 +11,8 @@
 //     -O0..-O3                  optimization level (default -O3)
 //     --boundscheck             insert bounds checks (BoundsCheck.h) before every stage
 //     --dump-dir=DIR            write every stage to DIR (level-4 diagnostics)
+//     --link=FILE               link FILE into the module (repeatable; .ll .bc .cl .ptx .cu,
+//                               each target takes the kinds it can use: docs/linking.md)
 //     -o FILE                   output file (default: stdout)
 #include "compiler/BoundsCheck.h"
 #include "compiler/Compiler.h"
@@ -38,7 +40,8 @@ int usage(const char *message) {
   std::fprintf(stderr,
                "usage: dpkc [--emit=ir|llvm|host-asm|host-obj|spirv|opencl-c|ptx] "
                "[--target=host|spirv|ptx] [--arch=ARCH] [--local-size=X[,Y,Z]] [--dims=N] "
-               "[--unit-inner-stride=MASK] [--boundscheck] [-O0..3] [--dump-dir=DIR] [-o FILE] <input.dpkir|->\n");
+               "[--unit-inner-stride=MASK] [--boundscheck] [-O0..3] [--dump-dir=DIR] [--link=FILE]... "
+               "[-o FILE] <input.dpkir|->\n");
   return 2;
 }
 
@@ -80,6 +83,14 @@ int main(int argc, char **argv) {
       options.unitInnerStrideViews =
           static_cast<uint32_t>(std::strtoul(value("--unit-inner-stride=").c_str(), nullptr, 0));
     else if (arg.rfind("--dump-dir=", 0) == 0) options.dumpDirectory = value("--dump-dir=");
+    else if (arg.rfind("--link=", 0) == 0) {
+      std::string path = value("--link=");
+      std::ifstream file(path, std::ios::binary);
+      if (!file) return fail(Error(DPK_ERROR_NOT_FOUND, "cannot open " + path));
+      std::stringstream contents;
+      contents << file.rdbuf();
+      options.linkInputs.push_back({path, contents.str()});
+    }
     else if (arg.rfind("--local-size=", 0) == 0) {
       if (!parseLocalSize(value("--local-size="), options.localSize))
         return usage("bad --local-size (want X[,Y,Z], each > 0)");
@@ -112,6 +123,9 @@ int main(int argc, char **argv) {
     std::string printed = ir::printModule(**module);
     bytes = std::vector<uint8_t>(printed.begin(), printed.end());
   } else if (emit == "llvm") {
+    options.target = target == "spirv" ? compiler::TargetKind::SpirV
+                     : target == "ptx" ? compiler::TargetKind::Ptx
+                                       : compiler::TargetKind::Host;
     if (target == "host") bytes = compiler::compileHost(**module, options, compiler::Output::LlvmIR);
     else if (target == "spirv") bytes = compiler::compileSpirv(**module, options, compiler::Output::LlvmIR);
     else if (target == "ptx") bytes = compiler::compilePtx(**module, options, compiler::Output::LlvmIR);

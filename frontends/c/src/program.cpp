@@ -1,8 +1,11 @@
 // program.cpp - dpk_program_* and dpk_kernel_* entry points.
 #include "ApiGuard.h"
 
+#include <cstddef>
 #include <cstring>
 #include <optional>
+#include <string>
+#include <vector>
 
 using namespace dpk;
 using namespace dpk::capi;
@@ -43,11 +46,24 @@ dpk_status_t dpk_program_create_from_ir_with_options(dpk_program_t *out, const c
     if (!ir_text)
       return nullArgument("ir_text");
     std::optional<bool> boundsCheck;
+    std::vector<std::string> linkFiles;
     if (options) {
-      if (options->struct_size < sizeof(dpk_program_options_t))
+      // The struct before link_files was appended is still accepted.
+      constexpr size_t firstSize = offsetof(dpk_program_options_t, link_files);
+      if (options->struct_size < firstSize)
         return Error(DPK_ERROR_INVALID_ARGUMENT,
                      "options->struct_size is " + std::to_string(options->struct_size) +
-                         ", expected at least " + std::to_string(sizeof(dpk_program_options_t)));
+                         ", expected at least " + std::to_string(firstSize));
+      if (options->struct_size >= sizeof(dpk_program_options_t) && options->num_link_files) {
+        if (!options->link_files)
+          return nullArgument("options->link_files");
+        for (size_t i = 0; i < options->num_link_files; ++i) {
+          if (!options->link_files[i])
+            return Error(DPK_ERROR_INVALID_ARGUMENT,
+                         "options->link_files[" + std::to_string(i) + "] is NULL");
+          linkFiles.push_back(options->link_files[i]);
+        }
+      }
       switch (runtime::enumValue(options->boundscheck)) {
       case DPK_BOUNDSCHECK_DEFAULT: break;
       case DPK_BOUNDSCHECK_OFF: boundsCheck = false; break;
@@ -59,8 +75,13 @@ dpk_status_t dpk_program_create_from_ir_with_options(dpk_program_t *out, const c
                          "; expected DPK_BOUNDSCHECK_DEFAULT, _OFF or _ON");
       }
     }
+    Expected<std::vector<compiler::LinkInput>> linkInputs =
+        runtime::Program::readLinkInputs(linkFiles);
+    if (!linkInputs)
+      return linkInputs.takeError();
     Expected<runtime::Ref<runtime::Program>> program = runtime::Program::fromIr(
-        std::string_view(ir_text, length), name ? name : "", boundsCheck);
+        std::string_view(ir_text, length), name ? name : "", boundsCheck,
+        std::move(*linkInputs));
     return giveObject(out, program);
   });
 }

@@ -61,6 +61,20 @@ dpk_device_t dpk_queue_device(dpk_queue_t queue) {
   return device;
 }
 
+dpk_status_t dpk_queue_get_native(dpk_native_queue_t *out, dpk_queue_t queue) {
+  return apiEntry("dpk_queue_get_native", [&] {
+    Expected<runtime::Queue *> resolved = toQueue(queue);
+    if (!resolved)
+      return resolved.takeError();
+    if (!out)
+      return nullArgument("out");
+    if (out->struct_size == 0)
+      return Error(DPK_ERROR_INVALID_ARGUMENT, "out->struct_size is 0 (set it to "
+                                               "sizeof(dpk_native_queue_t))");
+    return (*resolved)->nativeHandles(out);
+  });
+}
+
 dpk_status_t dpk_queue_retain(dpk_queue_t queue) {
   return apiEntry("dpk_queue_retain", [&] {
     return retainHandle(queue, runtime::HandleKind::Queue, "queue");

@@ -8,7 +8,11 @@
 
 #include <gtest/gtest.h>
 
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
 #include <dlfcn.h>
+
+#include <cstddef>
 
 #include <cstdlib>
 #include <cstring>
@@ -581,6 +585,101 @@ TEST_P(OpenClBackend, ConcurrentLaunchesOfOneKernel) {
     Table.kernel_release(kernel);
     Table.mem_free(session.context, first);
     Table.mem_free(session.context, second);
+  }
+}
+
+// queue_get_native: the handles are the queue's own, the memory field names the strategy, and
+// a kernel enqueued natively on the in-order queue runs between the plugin's commands (the
+// ordering rule native extensions rely on, docs/extensions.md).
+TEST_P(OpenClBackend, NativeQueueHandlesAndOrdering) {
+  for (const Device &device : devices) {
+    std::string memory = extraValue(device.props, "memory");
+    SCOPED_TRACE(std::string(device.props.name) + " [" + memory + "]");
+    Session session(device);
+    dpk_native_queue_t native{};
+    native.struct_size = sizeof native;
+    ASSERT_EQ(Table.queue_get_native(&native, session.queue), DPK_SUCCESS) << lastError();
+    EXPECT_EQ(native.struct_size, sizeof native);
+    EXPECT_EQ(native.api, DPK_NATIVE_API_OPENCL);
+    EXPECT_EQ(native.order, DPK_NATIVE_ORDER_IN_ORDER);
+    EXPECT_EQ(native.arena, nullptr);
+    auto queue = static_cast<cl_command_queue>(native.queue);
+    ASSERT_NE(queue, nullptr);
+    cl_context context = nullptr;
+    cl_device_id deviceId = nullptr;
+    ASSERT_EQ(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr),
+              CL_SUCCESS);
+    ASSERT_EQ(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof deviceId, &deviceId, nullptr),
+              CL_SUCCESS);
+    EXPECT_EQ(context, native.context);
+    EXPECT_EQ(deviceId, native.device);
+    cl_platform_id platform = nullptr;
+    ASSERT_EQ(clGetDeviceInfo(deviceId, CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr),
+              CL_SUCCESS);
+    EXPECT_EQ(platform, native.platform);
+    dpk_native_memory_t expectedMemory = DPK_NATIVE_MEMORY_CL_BUFFER;
+    if (memory.rfind("usm", 0) == 0)
+      expectedMemory = DPK_NATIVE_MEMORY_CL_USM;
+    else if (memory.rfind("svm", 0) == 0)
+      expectedMemory = DPK_NATIVE_MEMORY_CL_SVM;
+    EXPECT_EQ(native.memory, expectedMemory);
+
+    // A caller built against a shorter struct gets its prefix and nothing past it.
+    dpk_native_queue_t shorter;
+    std::memset(&shorter, 0xAB, sizeof shorter);
+    shorter.struct_size = offsetof(dpk_native_queue_t, platform);
+    ASSERT_EQ(Table.queue_get_native(&shorter, session.queue), DPK_SUCCESS) << lastError();
+    EXPECT_EQ(shorter.struct_size, offsetof(dpk_native_queue_t, platform));
+    EXPECT_EQ(shorter.api, DPK_NATIVE_API_OPENCL);
+    unsigned char untouched[sizeof(void *)];
+    std::memset(untouched, 0xAB, sizeof untouched);
+    EXPECT_EQ(std::memcmp(&shorter.platform, untouched, sizeof untouched), 0);
+
+    if (native.memory == DPK_NATIVE_MEMORY_CL_BUFFER)
+      continue; // an address is no kernel argument there; the ordering is the same queue's
+    // plugin fill (7) -> native kernel (x3) -> plugin launch (+1), no events anywhere.
+    const size_t n = 1024;
+    void *data = session.alloc(n * sizeof(int));
+    ASSERT_NE(data, nullptr);
+    int seven = 7;
+    ASSERT_EQ(Table.enqueue_fill(nullptr, session.queue, data, &seven, sizeof seven,
+                                 n * sizeof(int), 0, nullptr),
+              DPK_SUCCESS)
+        << lastError();
+    const char *source = "__kernel void triple(__global int *p) { p[get_global_id(0)] *= 3; }";
+    cl_int rc = CL_SUCCESS;
+    cl_program program = clCreateProgramWithSource(context, 1, &source, nullptr, &rc);
+    ASSERT_EQ(rc, CL_SUCCESS);
+    ASSERT_EQ(clBuildProgram(program, 1, &deviceId, "", nullptr, nullptr), CL_SUCCESS);
+    cl_kernel triple = clCreateKernel(program, "triple", &rc);
+    ASSERT_EQ(rc, CL_SUCCESS);
+    if (native.memory == DPK_NATIVE_MEMORY_CL_SVM) {
+      ASSERT_EQ(clSetKernelArgSVMPointer(triple, 0, data), CL_SUCCESS);
+    } else {
+      using SetMemPointer = cl_int (*)(cl_kernel, cl_uint, const void *);
+      auto setMemPointer = reinterpret_cast<SetMemPointer>(
+          clGetExtensionFunctionAddressForPlatform(platform, "clSetKernelArgMemPointerINTEL"));
+      ASSERT_NE(setMemPointer, nullptr);
+      ASSERT_EQ(setMemPointer(triple, 0, data), CL_SUCCESS);
+    }
+    size_t global = n;
+    ASSERT_EQ(clEnqueueNDRangeKernel(queue, triple, 1, nullptr, &global, nullptr, 0, nullptr,
+                                     nullptr),
+              CL_SUCCESS);
+    dpk_pl_kernel_t addOne = session.kernel("addOne");
+    ASSERT_NE(addOne, nullptr);
+    dpk_launch_config_t range{1, {n, 1, 1}, {0, 0, 0}};
+    dpk_kernel_arg_t arg = pointerArg(data);
+    ASSERT_EQ(Table.enqueue_launch(nullptr, session.queue, addOne, &range, 1, &arg, 0, nullptr),
+              DPK_SUCCESS)
+        << lastError();
+    std::vector<int> back = session.download<int>(data, n);
+    EXPECT_EQ(back[0], 22);
+    EXPECT_EQ(back[n - 1], 22);
+    Table.kernel_release(addOne);
+    clReleaseKernel(triple);
+    clReleaseProgram(program);
+    EXPECT_EQ(Table.mem_free(session.context, data), DPK_SUCCESS) << lastError();
   }
 }
 

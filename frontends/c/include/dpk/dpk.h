@@ -132,6 +132,13 @@ typedef enum dpk_boundscheck {
 typedef struct dpk_program_options {
   size_t struct_size; /* set to sizeof(dpk_program_options_t) */
   dpk_boundscheck_t boundscheck;
+  /* Appended: files that define the program's external functions (`extern func`, docs/linking.md),
+   * read when the program is created and linked per device: .ll/.bc LLVM IR (host, SPIR-V,
+   * CUDA), .cl OpenCL C (OpenCL devices), .ptx and .cu (CUDA; .cu needs libnvrtc). A missing
+   * symbol, a signature mismatch or a file the device cannot use fails the kernel's build with
+   * DPK_ERROR_LINK naming file, symbol and device. Older callers' shorter struct_size means none. */
+  const char *const *link_files;
+  size_t num_link_files;
 } dpk_program_options_t;
 
 /* dpk_program_create_from_ir with options (NULL: the defaults). In bounds-check mode launches
@@ -203,6 +210,15 @@ DPK_EXPORT dpk_status_t dpk_event_release(dpk_event_t event);
 typedef void (*dpk_diagnostics_callback_t)(int level, const char *json_record, void *payload);
 DPK_EXPORT dpk_status_t dpk_diagnostics_set_callback(dpk_diagnostics_callback_t callback,
                                                      void *payload);
+
+/* ---- native handles (appended; docs/extensions.md) ------------------------------------------ */
+
+/* The native handles behind a queue: API, cl_command_queue / CUstream / Level Zero command list,
+ * its context and device, how dpk addresses pass to native kernels and what native commands
+ * must do to run in order with the queue's (dpk_native_queue_t in dpk_types.h). Set
+ * out->struct_size first; no more than struct_size bytes are written. The handles are borrowed:
+ * valid while the queue lives, never released by the caller. */
+DPK_EXPORT dpk_status_t dpk_queue_get_native(dpk_native_queue_t *out, dpk_queue_t queue);
 
 #ifdef __cplusplus
 }

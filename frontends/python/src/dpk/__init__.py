@@ -29,7 +29,7 @@ policy, diagnostics) < ``arrays`` (the Array API namespace, docs/arrays.md) < ``
 from ._errors import (AbiMismatchError, BoundsError, BufferExportError, CompileError, DTypeError,
                       DeviceError, DeviceMismatchError, DpkError, ForeignNameError,
                       InvalidArgumentError, InvalidHandleError, InvalidRangeError,
-                      KernelSourceError, KernelSyntaxError, KernelTypeError, LaunchError,
+                      KernelSourceError, KernelSyntaxError, KernelTypeError, LaunchError, LinkError,
                       NoDeviceError, NotFoundError, OutOfDeviceMemoryError, OutOfMemoryError,
                       ParseError, PlacementError, PluginLoadError, PolicyError, ShapeError,
                       UnsupportedError, VerifyError)
@@ -39,7 +39,7 @@ from .kernel_api import (AddressSpace, AtomicRef, Group, Item, LocalAccessor, Me
                          group_barrier)
 from .kernels.dispatcher import (KernelDispatcher, array_type, call_kernel, call_kernel_async,
                                  device_func, kernel)
-from .kernels.functions import DeviceFunction
+from .kernels.functions import DeviceFunction, ExternalFunction, declare_device
 from .kernels.opencl_api import (CLK_GLOBAL_MEM_FENCE, CLK_LOCAL_MEM_FENCE, DEFAULT_LOCAL_SIZE,
                                  GLOBAL_MEM_FENCE, LOCAL_MEM_FENCE, atomic, barrier,
                                  get_global_id, get_global_size, get_group_id, get_local_id,
@@ -79,6 +79,7 @@ from .arrays.statistical_functions import (cumulative_prod, cumulative_sum, max,
 from .arrays.utility_functions import all, any, diff
 from .arrays import numpy_protocol as _numpy_protocol  # noqa: F401  (np.sin(x), np.sum(x))
 from . import linalg, random
+from ._runtime.extension_kit import get_cmake_dir, get_include, get_include_dirs
 from .primitives.vectorize import vectorize
 from .primitives.guvectorize import guvectorize
 from .primitives.reductions import accumulate, reduce, scan
@@ -102,12 +103,13 @@ __array_api_version__ = "2024.12"
 
 __all__ = [
     "AddressSpace", "Array", "AtomicRef", "CLK_GLOBAL_MEM_FENCE", "CLK_LOCAL_MEM_FENCE",
-    "CompileError", "DEFAULT_LOCAL_SIZE", "Device", "DeviceFunction", "DpkError",
+    "CompileError", "DEFAULT_LOCAL_SIZE", "Device", "DeviceFunction", "DpkError", "ExternalFunction",
     "ForeignNameError", "GLOBAL_MEM_FENCE", "Group", "InvalidRangeError", "Item",
-    "KernelDispatcher", "KernelSourceError", "KernelSyntaxError", "KernelTypeError",
+    "KernelDispatcher", "KernelSourceError", "KernelSyntaxError", "KernelTypeError", "LinkError",
     "LOCAL_MEM_FENCE", "LocalAccessor", "MemoryOrder", "MemoryScope", "NdItem", "NdRange",
     "PlacementError", "PrivateArray", "Queue", "Range", "array_type", "asarray", "atomic",
-    "atomic_fence", "barrier", "call_kernel", "call_kernel_async", "default_device",
+    "atomic_fence", "barrier", "call_kernel", "call_kernel_async", "declare_device",
+    "default_device",
     "device_context", "device_func", "diagnostics", "empty", "from_dlpack", "func", "get_current_device",
     "get_devices", "get_global_id", "get_global_size", "get_group_id", "get_local_id",
     "get_local_size", "get_num_groups", "get_work_dim", "group_barrier", "has_device",
@@ -144,3 +146,5 @@ __all__ += [  # the parallel primitives (docs/primitives.md)
     "unique_values", "vectorize", "guvectorize",
 ]
 __all__ += ["jit", "prange"]  # the jit model (docs/jit.md)
+
+__all__ += ["get_cmake_dir", "get_include", "get_include_dirs"]  # native extensions

@@ -8,6 +8,8 @@ range, TypeError for a kernel argument of the wrong type, ...), so generic handl
 
 from __future__ import annotations
 
+import re
+
 
 class DpkError(Exception):
     """Base class of every error dpk raises on purpose."""
@@ -88,6 +90,36 @@ class PlacementError(DpkError, ValueError):
 
 class InvalidHandleError(DpkError, ValueError):
     status = -18
+
+
+class LinkError(CompileError):
+    """Device code linked into a kernel (``@dpk.kernel(link=[...])`` with
+    ``dpk.declare_device``) does not fit the device: a declared symbol no linked file defines,
+    a definition whose signature differs from the declaration, or a file the device cannot use
+    (OpenCL C on the host, PTX on OpenCL, ...). The message names the file, the symbol and the
+    device; ``symbol``, ``file`` and ``device`` give them (None where the message has none)."""
+
+    status = -20
+
+    def _find(self, pattern):
+        match = re.search(pattern, str(self))
+        return match.group(1) if match else None
+
+    @property
+    def symbol(self):
+        return self._find(r"symbol '([^']+)'")
+
+    @property
+    def file(self):
+        """The file the failure is about: the one a definition was found in, or the first one
+        named (a missing symbol lists every file searched)."""
+        return self._find(r"link: ([^:']+?\.(?:ll|bc|cl|ptx|cu)\b)") or \
+            self._find(r"([^\s,(]+\.(?:ll|bc|cl|ptx|cu))\b")
+
+    @property
+    def device(self):
+        """The device's filter string, e.g. 'opencl:cpu:0'."""
+        return self._find(r"compiling kernel '[^']*' for .*?\(([a-z_]+:[a-z]+:\d+)\)")
 
 
 class DeviceMismatchError(PlacementError):
@@ -171,7 +203,7 @@ _BY_STATUS = {
         InvalidArgumentError, InvalidRangeError, NotFoundError, UnsupportedError,
         OutOfMemoryError, OutOfDeviceMemoryError, CompileError, LaunchError, DeviceError,
         PluginLoadError, AbiMismatchError, PolicyError, ParseError, VerifyError, NoDeviceError,
-        PlacementError, InvalidHandleError, BoundsError,
+        PlacementError, InvalidHandleError, BoundsError, LinkError,
     )
 }
 _BY_STATUS[-1] = DpkError

@@ -189,7 +189,8 @@ def _kernel_options(k):
     for name, mode in k._access.items():
         access.setdefault(mode, []).append(name)
     return {"device": k._device, "access_types": access or None,
-            "boundscheck": getattr(k, "boundscheck", None)}
+            "boundscheck": getattr(k, "boundscheck", None),
+            "link": list(getattr(k, "link", ())) or None}
 
 
 def _reduce_kernel(k):

@@ -29,6 +29,9 @@ private:
   dpk_status_t status_;
 };
 
+/// The Python exception class registered for `status` (errors.cpp; borrowed).
+PyObject *errorClassFor(dpk_status_t status);
+
 /// Throws StatusError carrying dpk_last_error() when `status` is a failure.
 void check(dpk_status_t status, const char *what);
 
@@ -45,6 +48,7 @@ void initRuntime(nb::module_ &m);
 void initLaunch(nb::module_ &m);
 void initPolicy(nb::module_ &m);
 void initDLPack(nb::module_ &m);
+void initExtension(nb::module_ &m);
 
 } // namespace dpk::py
 

@@ -20,7 +20,9 @@ namespace {
 // no destructor runs after the interpreter is gone).
 std::unordered_map<int, PyObject *> *errorClasses = new std::unordered_map<int, PyObject *>();
 
-PyObject *classFor(dpk_status_t status) {
+} // namespace
+
+PyObject *errorClassFor(dpk_status_t status) {
   auto it = errorClasses->find(static_cast<int>(status));
   if (it != errorClasses->end())
     return it->second;
@@ -29,7 +31,6 @@ PyObject *classFor(dpk_status_t status) {
     return it->second;
   return PyExc_RuntimeError;
 }
-} // namespace
 
 void check(dpk_status_t status, const char *what) {
   if (status == DPK_SUCCESS)
@@ -45,7 +46,7 @@ void initErrors(nb::module_ &m) {
     try {
       std::rethrow_exception(p);
     } catch (const StatusError &e) {
-      PyErr_SetString(classFor(e.status()), e.what());
+      PyErr_SetString(errorClassFor(e.status()), e.what());
     }
   });
   m.def(

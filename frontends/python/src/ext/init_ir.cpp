@@ -110,6 +110,7 @@ void bindTypeAndValues(nb::module_ &m) {
   nb::class_<Function>(m, "Function", "A kernel or device function (borrowed).")
       .def_ro("name", &Function::name)
       .def_ro("is_kernel", &Function::isKernel)
+      .def_ro("is_external", &Function::isExternal)
       .def_ro("return_type", &Function::returnType)
       .def_prop_ro("params", [](Function &f) { return f.params; }, nb::rv_policy::reference);
 }
@@ -159,6 +160,8 @@ void bindBuilder(nb::module_ &m) {
       .def(nb::init<Module &>(), "module"_a, nb::keep_alive<1, 2>())
       .def("create_function", &Builder::createFunction, "name"_a, "is_kernel"_a,
            "param_types"_a, "param_names"_a, "return_type"_a, ref)
+      .def("declare_external", &Builder::declareExternal, "name"_a, "param_types"_a,
+           "return_type"_a, ref)
       .def("set_function", &Builder::setFunction, "function"_a)
       .def_prop_ro("function", &Builder::function, ref)
       .def("set_insertion_point", &Builder::setInsertionPoint, "block"_a)

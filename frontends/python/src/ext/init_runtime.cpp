@@ -246,13 +246,19 @@ void initRuntime(nb::module_ &m) {
   nb::class_<Program>(m, "Program", "Kernels from dpk IR text, compiled per device on first use.")
       .def_static(
           "from_ir",
-          [](const std::string &text, const std::string &name, std::optional<bool> boundscheck) {
+          [](const std::string &text, const std::string &name, std::optional<bool> boundscheck,
+             const std::vector<std::string> &link) {
             dpk_program_t h = nullptr;
             dpk_program_options_t options{};
             options.struct_size = sizeof(options);
             options.boundscheck = !boundscheck ? DPK_BOUNDSCHECK_DEFAULT
                                   : *boundscheck ? DPK_BOUNDSCHECK_ON
                                                  : DPK_BOUNDSCHECK_OFF;
+            std::vector<const char *> linkFiles;
+            for (const std::string &path : link)
+              linkFiles.push_back(path.c_str());
+            options.link_files = linkFiles.data();
+            options.num_link_files = linkFiles.size();
             dpk_status_t status;
             {
               nb::gil_scoped_release release;
@@ -262,8 +268,10 @@ void initRuntime(nb::module_ &m) {
             check(status, "dpk_program_create_from_ir");
             return new Program(h);
           },
-          "text"_a, "name"_a, "boundscheck"_a = nb::none(), nb::rv_policy::take_ownership,
-          "boundscheck: True/False, or None for DPK_BOUNDSCHECK / the policy's `boundscheck:`.");
+          "text"_a, "name"_a, "boundscheck"_a = nb::none(),
+          "link"_a = std::vector<std::string>(), nb::rv_policy::take_ownership,
+          "boundscheck: True/False, or None for DPK_BOUNDSCHECK / the policy's `boundscheck:`. "
+          "link: files defining the IR's extern funcs (.ll .bc .cl .ptx .cu), docs/linking.md.");
   nb::class_<Kernel>(m, "Kernel", "One kernel of a Program.")
       .def(
           "__init__",

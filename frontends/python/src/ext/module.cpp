@@ -12,4 +12,5 @@ NB_MODULE(_core, m) {
   dpk::py::initRuntime(m);
   dpk::py::initLaunch(m);
   dpk::py::initPolicy(m);
+  dpk::py::initExtension(m);
 }

@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
+import os
 import threading
 import warnings
 import weakref
@@ -63,15 +64,32 @@ class _Compiled:
 
     __slots__ = ("ir", "name", "program", "kernel", "kinds", "written")
 
-    def __init__(self, ir, name, kinds, written, boundscheck=None):
+    def __init__(self, ir, name, kinds, written, boundscheck=None, link=()):
         self.ir = ir
         self.name = name
         self.kinds = kinds
         self.written = written  # indices of the array arguments the kernel may write
         core = _core_loader.core()
         # boundscheck None: DPK_BOUNDSCHECK, else the policy's `boundscheck:` (the runtime asks)
-        self.program = core.Program.from_ir(ir, name, boundscheck)
+        # link: files defining its dpk.declare_device functions, read now (docs/linking.md)
+        self.program = core.Program.from_ir(ir, name, boundscheck, list(link))
         self.kernel = core.Kernel(self.program, name)
+
+
+def _link_paths(fn, link):
+    """The absolute paths of ``@dpk.kernel(link=[...])`` (relative ones from the current
+    directory at decoration), as a tuple."""
+    if link is None:
+        return ()
+    if isinstance(link, (str, bytes, os.PathLike)):
+        link = [link]
+    paths = []
+    for item in link:
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError(f"kernel {fn.__name__}(): link takes file paths (str or "
+                            f"os.PathLike), not {item!r}")
+        paths.append(os.path.abspath(os.fspath(item)))
+    return tuple(paths)
 
 
 def _arg_error(fn, index, arg, why):
@@ -163,13 +181,15 @@ class KernelDispatcher(KernelFunction):
     ``call_kernel`` or ``kernel[global_size, local_size](args)``. Calling it directly runs
     nothing (as in numba-dpex)."""
 
-    def __init__(self, fn, signatures=None, device=None, access_types=None, boundscheck=None):
+    def __init__(self, fn, signatures=None, device=None, access_types=None, boundscheck=None,
+                 link=None):
         functools.update_wrapper(self, fn)
         self.py_func = fn
         if boundscheck is not None and not isinstance(boundscheck, bool):
             raise TypeError(f"kernel {fn.__name__}(): boundscheck must be True, False or None, "
                             f"not {boundscheck!r}")
         self.boundscheck = boundscheck
+        self.link = _link_paths(fn, link)
         self._lock = threading.RLock()
         self._specs = {}
         self._device = device
@@ -317,7 +337,7 @@ class KernelDispatcher(KernelFunction):
                 note = implicit_item_note(self.py_func, len(values)) if with_item else None
                 text, name, _, written = compile_kernel(self.py_func, kind, ndim, values,
                                                         with_item=with_item, item_note=note)
-                compiled = _Compiled(text, name, kinds, written, self.boundscheck)
+                compiled = _Compiled(text, name, kinds, written, self.boundscheck, self.link)
                 self._specs[spec_key] = compiled
                 self.stats["compiles"] += 1
         return compiled
@@ -484,7 +504,7 @@ def _dpk_signatures(sigs):
 
 
 def kernel(func=None, *, signatures=None, device=None, access_types=None, access_type=None,
-           boundscheck=None, **options):
+           boundscheck=None, link=None, **options):
     """Decorates a kernel: ``@dpk.kernel`` or ``@dpk.kernel(signatures=[...], device=...)``.
 
     The first parameter receives the work-item (an Item for a Range launch, an NdItem for an
@@ -500,7 +520,12 @@ def kernel(func=None, *, signatures=None, device=None, access_types=None, access
     ``dpk.BoundsError`` (an IndexError) naming the kernel, file:line, array, index and shape
     when one is out of bounds, skipping the access; False compiles no check; None (the default)
     follows ``DPK_BOUNDSCHECK``, else the policy's ``boundscheck:`` key. Bounds-checked launches
-    wait for the kernel to finish. numba-dpex's ``debug``, ``inline_threshold``, ``cache``,
+    wait for the kernel to finish. ``link`` lists files that define the ``dpk.declare_device``
+    functions the kernel calls, linked per device (``.ll``/``.bc`` LLVM IR on the host, SPIR-V
+    and CUDA; ``.cl`` OpenCL C on OpenCL; ``.ptx``/``.cu`` on CUDA; docs/linking.md); their
+    contents are read when a specialization is first built and join the kernel cache key, and a
+    missing symbol, a signature mismatch or a file no device target can use raises
+    ``dpk.LinkError``. numba-dpex's ``debug``, ``inline_threshold``, ``cache``,
     ``enable_cache`` and ``fastmath`` options are accepted and ignored (dpk always caches
     compiled kernels on disk).
     """
@@ -518,8 +543,8 @@ def kernel(func=None, *, signatures=None, device=None, access_types=None, access
         func = None
     sigs = _dpk_signatures(sigs)
     if func is None:
-        return lambda f: KernelDispatcher(f, sigs, device, access, boundscheck)
-    return KernelDispatcher(func, sigs, device, access, boundscheck)
+        return lambda f: KernelDispatcher(f, sigs, device, access, boundscheck, link)
+    return KernelDispatcher(func, sigs, device, access, boundscheck, link)
 
 
 def device_func(func=None, **options):

@@ -11,7 +11,7 @@ from ..._ir import types as T
 from ..._ir.mathfns import MATH_FUNCTIONS, MathSpec
 from ..._ir.values import (Atomic, BoundMethod, Const, IndexSpace, PointerArray, Scalar,
                            StridedArray, TupleValue, ViewArray)
-from ..functions import DeviceFunction, KernelFunction
+from ..functions import DeviceFunction, ExternalFunction, KernelFunction
 from ..kapi import AtomicRef, LocalAccessor, PrivateArray, atomic_fence, group_barrier
 from .kernel_api_calls import _dtype_of_class
 from .opencl_calls import OPENCL_CALLS
@@ -44,6 +44,8 @@ class CallLowering:
     def call_object(self, node, obj, args, kwargs):
         if isinstance(obj, DeviceFunction):
             return self.ctx.call_device_function(self, node, obj, args, kwargs)
+        if isinstance(obj, ExternalFunction):
+            return self.ctx.call_external(self, node, obj, args, kwargs)
         if isinstance(obj, KernelFunction):
             self.fail(node, "a kernel cannot call another kernel",
                       hint="decorate the helper with @dpk.device_func")
@@ -94,7 +96,7 @@ class CallLowering:
                            "launch")
         name = getattr(obj, "__qualname__", None) or repr(obj)
         self.fail(node, f"calling {name} is not supported in kernels",
-                  hint="kernels can call @dpk.device_func functions, math.* and numpy math "
+                  hint="kernels can call @dpk.device_func functions, dpk.declare_device ones, math.* and numpy math "
                        "functions, min/max/abs, int/float/bool and dtype constructors, the "
                        "kernel_api functions and the OpenCL-style ones (dpk.get_global_id, "
                        "dpk.barrier, dpk.atomic.add, ...)")

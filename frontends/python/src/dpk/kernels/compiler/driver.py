@@ -14,7 +14,7 @@ import numpy as np
 
 from ... import _core_loader
 from ..._errors import CompileError, KernelTypeError
-from ..._ir.types import ir_scalar
+from ..._ir.types import ir_scalar, scalar_kind, supported_dtype
 from ..._ir.values import Const, IndexSpace, PointerArray, Scalar, StridedArray, ViewArray
 from .codegen import MAX_PASSES, FunctionGen
 from .source import function_source
@@ -75,6 +75,7 @@ class CompileContext:
         self.specs = {}
         self.in_progress = set()
         self.names = set()
+        self.externals = set()  # names of the dpk.declare_device functions called
 
     def unique_name(self, base):
         name, n = _ident(base), 0
@@ -177,6 +178,59 @@ class CompileContext:
             return Const(None)
         value = gen.b.call(spec.mangled, ir_args, ir_scalar(ret[0]))
         return Scalar(value, np.dtype(ret[0]), ret[1])
+
+
+    def call_external(self, gen, node, ext, args, kwargs):
+        """A call of a dpk.declare_device function: its `extern func` declaration (made once
+        per module) and a call; the definition is linked per device (docs/linking.md)."""
+        if kwargs:
+            gen.fail(node, f"{ext.name}() takes positional arguments only")
+        if len(args) != len(ext.argtypes):
+            gen.fail(node, f"{ext.name}() takes {len(ext.argtypes)} argument(s) "
+                     f"({ext.signature}), {len(args)} given", cls=KernelTypeError)
+        core = self.core
+        param_types, ir_args = [], []
+        for position, (a, (dtype, is_array)) in enumerate(zip(args, ext.argtypes)):
+            if not supported_dtype(dtype):
+                gen.type_fail(node, f"{ext.name}(): dtype {dtype} is not supported in kernels")
+            if is_array:
+                if not isinstance(a, ViewArray):
+                    gen.type_fail(node, f"argument {position + 1} of {ext.name}() is a global "
+                                  f"array of {dtype} ({ext.signature}), not "
+                                  f"{gen.describe(a)}")
+                if np.dtype(a.dtype) != dtype:
+                    gen.type_fail(node, f"argument {position + 1} of {ext.name}() is an array "
+                                  f"of {dtype} ({ext.signature}), not of {np.dtype(a.dtype)}")
+                param_types.append(core.Type.pointer(core.AddressSpace.Global,
+                                                     scalar_kind(dtype)))
+                ir_args.append(gen.b.view_ptr(a.ir))
+                gen.written.add(a.param)  # the function may write it
+                continue
+            if not isinstance(a, Scalar):
+                gen.type_fail(node, f"argument {position + 1} of {ext.name}() is {dtype} "
+                              f"({ext.signature}), not {gen.describe(a)}")
+            param_types.append(ir_scalar(dtype))
+            ir_args.append(gen.coerce(node, a, dtype))
+        declared = gen.module.lookup(ext.name)
+        if declared is None:
+            if ext.name in self.names and ext.name not in self.externals:
+                gen.fail(node, f"the external function {ext.name}() has the name of a kernel or "
+                         "device function of this kernel; rename one of them")
+            ret = core.Type.void() if ext.restype is None else ir_scalar(ext.restype)
+            gen.b.declare_external(ext.name, param_types, ret)
+            self.externals.add(ext.name)
+            self.names.add(ext.name)  # no device function gets its name
+        elif not declared.is_external:
+            gen.fail(node, f"the external function {ext.name}() has the name of a kernel or "
+                     "device function of this kernel; rename one of them")
+        elif [p.type for p in declared.params] != param_types:
+            gen.fail(node, f"two external functions named {ext.name} with different signatures "
+                     "are called in one kernel")
+        if ext.restype is None:
+            gen.b.call(ext.name, ir_args, core.Type.void())
+            return Const(None)
+        return Scalar(gen.b.call(ext.name, ir_args, ir_scalar(ext.restype)),
+                      np.dtype(ext.restype))
 
 
 def compile_kernel(pyfunc, index_kind, ndim, arg_values, name=None, with_item=True,
