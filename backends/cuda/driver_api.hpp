@@ -138,6 +138,7 @@ enum : unsigned {
   X(streamCreate, "cuStreamCreate", CUresult, (CUstream * stream, unsigned flags))                 \
   X(streamDestroy, "cuStreamDestroy_v2", CUresult, (CUstream stream))                              \
   X(streamSynchronize, "cuStreamSynchronize", CUresult, (CUstream stream))                         \
+  X(streamGetCtx, "cuStreamGetCtx", CUresult, (CUstream stream, CUcontext * context))              \
   X(streamWaitEvent, "cuStreamWaitEvent", CUresult,                                                \
     (CUstream stream, CUevent event, unsigned flags))                                              \
   X(eventCreate, "cuEventCreate", CUresult, (CUevent * event, unsigned flags))                     \

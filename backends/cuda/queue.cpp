@@ -24,7 +24,7 @@ dpk_status_t queueRelease(dpk_pl_queue_t handle) {
   Queue *queue = toQueue(handle);
   // cuStreamDestroy returns at once; the driver frees the stream after its work completes.
   dpk_status_t status = makeCurrent(queue->context->native);
-  if (status == DPK_SUCCESS)
+  if (status == DPK_SUCCESS && queue->ownsStream)
     status = checkCu(cu.streamDestroy(queue->stream), "cuStreamDestroy");
   releaseContextRef(queue->context);
   delete queue;
@@ -52,6 +52,35 @@ dpk_status_t queueGetNative(dpk_native_queue_t *out, dpk_pl_queue_t handle) {
   handles.context = queue.context->native;
   handles.queue = queue.stream;
   return plugin::copyNativeQueue(handles, out);
+}
+
+// A stream of another library (CuPy, PyTorch, Numba, the application): dpk's commands go to it,
+// so they are ordered with that library's work on it. The stream must belong to this device's
+// primary context (what the CUDA runtime, and so CuPy and PyTorch, use), else dpk's modules and
+// memory would not be valid on it. Borrowed: queueRelease leaves it alone.
+dpk_status_t queueCreateFromNative(dpk_pl_queue_t *out, dpk_pl_context_t contextHandle,
+                                   const dpk_native_queue_t *native) {
+  Context *context = toContext(contextHandle);
+  if (native->api != DPK_NATIVE_API_CUDA)
+    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT,
+                        "queue_create_from_native: the CUDA plugin takes CUDA streams "
+                        "(DPK_NATIVE_API_CUDA), not API " + std::to_string(native->api));
+  RETURN_ON_FAILURE(makeCurrent(context->native));
+  CUstream stream = static_cast<CUstream>(native->queue);
+  CUcontext owner = nullptr;
+  CUDA_RETURN_ON_FAILURE(cu.streamGetCtx(stream, &owner), "cuStreamGetCtx");
+  if (owner != context->native)
+    return plugin::fail(DPK_ERROR_INVALID_ARGUMENT,
+                        "queue_create_from_native: the stream belongs to another CUDA context "
+                        "than " + context->device->label() + "'s primary context (a stream of "
+                        "another device, or of a context made with cuCtxCreate)");
+  auto queue = std::make_unique<Queue>();
+  queue->context = context;
+  queue->stream = stream;
+  queue->ownsStream = false;
+  context->retain();
+  *out = reinterpret_cast<dpk_pl_queue_t>(queue.release());
+  return DPK_SUCCESS;
 }
 
 } // namespace dpk::cuda

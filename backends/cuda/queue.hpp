@@ -18,6 +18,7 @@ namespace dpk::cuda {
 struct Queue {
   Context *context = nullptr; // holds a reference
   CUstream stream = nullptr;
+  bool ownsStream = true; // false for a stream someone else made (queue_create_from_native)
   bool profiling = false;
   std::mutex lock; // guards lastKernel
   /// The kernel most recently launched here: an asynchronous fault names it, since the driver

@@ -149,6 +149,11 @@ dpk_status_t queueFinish(dpk_pl_queue_t queue) {
 
 // No native queue: an extension waits for the dpk queue and runs its work before returning,
 // in the arena dpk's kernels use if it wants the same threads.
+dpk_status_t queueCreateFromNative(dpk_pl_queue_t *, dpk_pl_context_t, const dpk_native_queue_t *) {
+  return plugin::fail(DPK_ERROR_UNSUPPORTED,
+                      "queue_create_from_native: the host backend has no native queues to adopt");
+}
+
 dpk_status_t queueGetNative(dpk_native_queue_t *out, dpk_pl_queue_t) {
   dpk_native_queue_t handles = plugin::emptyNativeQueue(
       DPK_NATIVE_API_HOST, DPK_NATIVE_MEMORY_HOST, DPK_NATIVE_ORDER_WAIT_THEN_RUN);

@@ -63,6 +63,13 @@ dpk_status_t queueRelease(dpk_pl_queue_t handle) {
 
 // dpk orders the commands of an immediate list by events, which native commands do not join:
 // a barrier before and after them puts them in line (DPK_NATIVE_ORDER_BARRIERS).
+// Not offered: dpk chains a command list's commands by its own events, which a list made
+// elsewhere would not carry.
+dpk_status_t queueCreateFromNative(dpk_pl_queue_t *, dpk_pl_context_t, const dpk_native_queue_t *) {
+  return plugin::fail(DPK_ERROR_UNSUPPORTED, "queue_create_from_native: the Level Zero backend "
+                                             "does not adopt command lists made elsewhere");
+}
+
 dpk_status_t queueGetNative(dpk_native_queue_t *out, dpk_pl_queue_t handle) {
   Queue &queue = *toQueue(handle);
   dpk_native_queue_t handles = plugin::emptyNativeQueue(

@@ -67,6 +67,16 @@ dpk_native_memory_t nativeMemory(MemoryStrategyKind kind) {
 
 } // namespace
 
+// Not offered: a cl_command_queue made elsewhere belongs to another cl_context than dpk's, and
+// OpenCL objects (programs, buffers, SVM) do not cross contexts. Native code enqueues on dpk's
+// queue instead (queue_get_native).
+dpk_status_t queueCreateFromNative(dpk_pl_queue_t *, dpk_pl_context_t, const dpk_native_queue_t *) {
+  return plugin::fail(DPK_ERROR_UNSUPPORTED,
+                      "queue_create_from_native: OpenCL queues made elsewhere belong to another "
+                      "cl_context than dpk's; enqueue native work on dpk's queue instead "
+                      "(dpk_queue_get_native)");
+}
+
 // An in-order cl_command_queue receives every command of its dpk queue, so native commands
 // enqueued on it are ordered with dpk's; an out-of-order one (a queue created with
 // DPK_PL_QUEUE_OUT_OF_ORDER that the device granted) needs barriers around them.

@@ -279,6 +279,20 @@ dpk_status_t queue_get_native(dpk_native_queue_t *out, dpk_pl_queue_t queue) {
   return DPK_SUCCESS;
 }
 
+dpk_status_t queue_create_from_native(dpk_pl_queue_t *out, dpk_pl_context_t context,
+                                      const dpk_native_queue_t *native) {
+  if (!context)
+    return reject(DPK_ERROR_INVALID_HANDLE, "queue_create_from_native", "context is NULL");
+  if (!out || !native || native->struct_size == 0)
+    return reject(DPK_ERROR_INVALID_ARGUMENT, "queue_create_from_native",
+                  "out or native is NULL, or native has no struct_size");
+  if (!native->queue)
+    return reject(DPK_ERROR_INVALID_ARGUMENT, "queue_create_from_native",
+                  "native->queue is NULL (CUDA's legacy default stream is not taken: pass a "
+                  "stream of your own)");
+  return DPK_SUCCESS;
+}
+
 } // namespace checks
 
 // The forwarding members, one per row: STATUS rows run their check first; the others (shutdown,

@@ -42,6 +42,18 @@ Expected<Ref<Queue>> Queue::create(Device &device, uint32_t flags) {
   return Ref<Queue>::adopt(new Queue(device, native, flags));
 }
 
+Expected<Ref<Queue>> Queue::createFromNative(Device &device, const dpk_native_queue_t &native) {
+  Expected<dpk_pl_context_t> context = device.context();
+  if (!context)
+    return context.takeError();
+  dpk_pl_queue_t handle = nullptr;
+  if (Error error = device.plugin().check(
+          device.plugin().table.queue_create_from_native(&handle, *context, &native),
+          "adopting a native queue on " + device.describe()))
+    return error;
+  return Ref<Queue>::adopt(new Queue(device, handle, DPK_PL_QUEUE_IN_ORDER));
+}
+
 Expected<std::vector<dpk_pl_event_t>>
 Queue::resolveDependencies(const std::vector<Event *> &deps) {
   std::vector<dpk_pl_event_t> natives;

@@ -31,6 +31,9 @@ class Queue final : public RefCounted {
 public:
   /// flags: the plugin ABI's DPK_PL_QUEUE_* bits (frontends translate their own).
   static Expected<Ref<Queue>> create(Device &device, uint32_t flags);
+  /// A queue over a native queue someone else made (a CUDA stream of CuPy, PyTorch, ...): dpk's
+  /// commands go to it, in order; it is borrowed, never destroyed (docs/extensions.md).
+  static Expected<Ref<Queue>> createFromNative(Device &device, const dpk_native_queue_t &native);
 
   Device &device() const { return device_; }
   dpk_pl_queue_t native() const { return native_; }

@@ -4,8 +4,11 @@
 #include "DpkTest.h"
 #include "HostKernels.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 using namespace dpk::test;
 
@@ -95,4 +98,88 @@ TEST(NativeQueue, WaitThenRunOrdersHostWorkBetweenLaunches) {
   DPK_ASSERT_OK(dpk_kernel_release(add));
   DPK_ASSERT_OK(dpk_program_release(program));
   DPK_ASSERT_OK(dpk_queue_release(queue));
+}
+
+// dpk_queue_create_from_native: what each backend here answers, and the argument checks.
+TEST(ForeignQueue, HostAndOpenCLDoNotAdoptNativeQueues) {
+  DPK_REQUIRE_DEVICE(host, "host");
+  dpk_native_queue_t native{};
+  native.struct_size = sizeof native;
+  native.api = DPK_NATIVE_API_HOST;
+  int notAQueue = 0;
+  native.queue = &notAQueue;
+  dpk_queue_t adopted = nullptr;
+  DPK_EXPECT_STATUS(dpk_queue_create_from_native(&adopted, host, &native), DPK_ERROR_UNSUPPORTED);
+  EXPECT_TRUE(lastErrorHas("host backend has no native queues")) << dpk_last_error();
+  EXPECT_EQ(adopted, nullptr);
+
+  dpk_device_t opencl = findDevice("opencl:cpu");
+  if (!opencl)
+    return;
+  dpk_queue_t queue;
+  DPK_ASSERT_OK(dpk_queue_create(&queue, opencl, 0));
+  dpk_native_queue_t own{};
+  own.struct_size = sizeof own;
+  DPK_ASSERT_OK(dpk_queue_get_native(&own, queue));
+  DPK_EXPECT_STATUS(dpk_queue_create_from_native(&adopted, opencl, &own), DPK_ERROR_UNSUPPORTED);
+  EXPECT_TRUE(lastErrorHas("cl_context")) << dpk_last_error();
+  DPK_ASSERT_OK(dpk_queue_release(queue));
+}
+
+TEST(ForeignQueue, ArgumentsAreChecked) {
+  DPK_REQUIRE_DEVICE(host, "host");
+  dpk_native_queue_t native{};
+  native.struct_size = sizeof native;
+  dpk_queue_t adopted = nullptr;
+  DPK_EXPECT_STATUS(dpk_queue_create_from_native(nullptr, host, &native),
+                    DPK_ERROR_INVALID_ARGUMENT);
+  DPK_EXPECT_STATUS(dpk_queue_create_from_native(&adopted, host, nullptr),
+                    DPK_ERROR_INVALID_ARGUMENT);
+  dpk_native_queue_t tooShort{};
+  tooShort.struct_size = offsetof(dpk_native_queue_t, queue);
+  DPK_EXPECT_STATUS(dpk_queue_create_from_native(&adopted, host, &tooShort),
+                    DPK_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(lastErrorHas("struct_size")) << dpk_last_error();
+  DPK_EXPECT_STATUS(dpk_queue_create_from_native(&adopted, host, &native),
+                    DPK_ERROR_INVALID_ARGUMENT);  // no queue handle: the validation layer
+  EXPECT_TRUE(lastErrorHas("native->queue is NULL")) << dpk_last_error();
+  DPK_EXPECT_STATUS(dpk_queue_create_from_native(&adopted, nullptr, &native),
+                    DPK_ERROR_INVALID_HANDLE);
+}
+
+// CUDA: a second dpk queue over the first one's stream (as over CuPy's): its commands run in
+// the stream's order with the first queue's, and releasing it leaves the stream alive.
+TEST(ForeignQueue, CudaQueueOverABorrowedStream) {
+  DPK_REQUIRE_DEVICE(cuda, "cuda:gpu");
+  dpk_queue_t owner;
+  DPK_ASSERT_OK(dpk_queue_create(&owner, cuda, 0));
+  dpk_native_queue_t stream{};
+  stream.struct_size = sizeof stream;
+  DPK_ASSERT_OK(dpk_queue_get_native(&stream, owner));
+  ASSERT_EQ(stream.api, DPK_NATIVE_API_CUDA);
+  dpk_queue_t adopted;
+  DPK_ASSERT_OK(dpk_queue_create_from_native(&adopted, cuda, &stream));
+  dpk_native_queue_t seen{};
+  seen.struct_size = sizeof seen;
+  DPK_ASSERT_OK(dpk_queue_get_native(&seen, adopted));
+  EXPECT_EQ(seen.queue, stream.queue);
+
+  constexpr size_t n = 1 << 20;
+  void *buffer;
+  DPK_ASSERT_OK(dpk_mem_alloc(&buffer, cuda, DPK_MEM_DEVICE, n * sizeof(uint32_t)));
+  const uint32_t pattern = 0xC0FFEEu;
+  DPK_ASSERT_OK(dpk_enqueue_fill(nullptr, adopted, buffer, &pattern, sizeof pattern,
+                                 n * sizeof(uint32_t), 0, nullptr));
+  std::vector<uint32_t> host(n, 0);
+  // No event between them: the stream orders the copy after the fill.
+  DPK_ASSERT_OK(dpk_enqueue_copy(nullptr, owner, host.data(), buffer, n * sizeof(uint32_t), 0,
+                                 nullptr));
+  DPK_ASSERT_OK(dpk_queue_wait(owner));
+  EXPECT_EQ(std::count(host.begin(), host.end(), pattern), static_cast<long>(n));
+  DPK_ASSERT_OK(dpk_queue_release(adopted));
+  // The stream is still the owner's.
+  DPK_ASSERT_OK(dpk_enqueue_fill(nullptr, owner, buffer, &pattern, sizeof pattern, 4, 0, nullptr));
+  DPK_ASSERT_OK(dpk_queue_wait(owner));
+  DPK_ASSERT_OK(dpk_mem_free(buffer));
+  DPK_ASSERT_OK(dpk_queue_release(owner));
 }

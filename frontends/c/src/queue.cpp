@@ -1,6 +1,10 @@
 // queue.cpp - dpk_queue_* entry points.
 #include "ApiGuard.h"
 
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+
 using namespace dpk;
 using namespace dpk::capi;
 
@@ -72,6 +76,32 @@ dpk_status_t dpk_queue_get_native(dpk_native_queue_t *out, dpk_queue_t queue) {
       return Error(DPK_ERROR_INVALID_ARGUMENT, "out->struct_size is 0 (set it to "
                                                "sizeof(dpk_native_queue_t))");
     return (*resolved)->nativeHandles(out);
+  });
+}
+
+dpk_status_t dpk_queue_create_from_native(dpk_queue_t *out, dpk_device_t device,
+                                          const dpk_native_queue_t *native) {
+  return apiEntry("dpk_queue_create_from_native", [&] {
+    if (!out)
+      return nullArgument("out");
+    if (!native)
+      return nullArgument("native");
+    if (native->struct_size < offsetof(dpk_native_queue_t, queue) + sizeof(void *))
+      return Error(DPK_ERROR_INVALID_ARGUMENT, "native->struct_size is too small to hold the "
+                                               "queue handle (set it to sizeof(dpk_native_queue_t))");
+    Expected<runtime::Device *> resolved = toDevice(device);
+    if (!resolved)
+      return resolved.takeError();
+    // Only the fields the caller's struct holds; the rest stay zero.
+    dpk_native_queue_t full{};
+    std::memcpy(&full, native, std::min(native->struct_size, sizeof full));
+    full.struct_size = sizeof full;
+    Expected<runtime::Ref<runtime::Queue>> queue = runtime::Queue::createFromNative(**resolved,
+                                                                                    full);
+    if (!queue)
+      return queue.takeError();
+    *out = newHandle<dpk_queue_t>(*queue);
+    return Error::success();
   });
 }
 

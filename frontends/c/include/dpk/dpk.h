@@ -220,6 +220,16 @@ DPK_EXPORT dpk_status_t dpk_diagnostics_set_callback(dpk_diagnostics_callback_t 
  * valid while the queue lives, never released by the caller. */
 DPK_EXPORT dpk_status_t dpk_queue_get_native(dpk_native_queue_t *out, dpk_queue_t queue);
 
+/* A queue over a native queue another library made (appended): `native` names the API and
+ * the handle (`api` and `queue`; set struct_size). CUDA: a CUstream of `device`'s primary
+ * context (CuPy's, PyTorch's, Numba's streams), so that dpk's commands are ordered with that
+ * library's work on the stream. The native queue is borrowed: the caller keeps it alive while
+ * the dpk queue lives, and releasing the dpk queue leaves it alone. DPK_ERROR_UNSUPPORTED on
+ * backends that cannot adopt a queue (host, OpenCL, Level Zero), DPK_ERROR_INVALID_ARGUMENT
+ * for a stream of another context. */
+DPK_EXPORT dpk_status_t dpk_queue_create_from_native(dpk_queue_t *out, dpk_device_t device,
+                                                     const dpk_native_queue_t *native);
+
 #ifdef __cplusplus
 }
 #endif

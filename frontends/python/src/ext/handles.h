@@ -23,6 +23,7 @@ struct Device {
 struct Queue {
   dpk_queue_t handle = nullptr;
   nb::object device; // the Device object, kept for Python
+  nb::object borrowed; // what owns an adopted native queue (a CuPy stream), kept alive with it
   Queue(const Queue &) = delete;
   Queue(dpk_queue_t h, nb::object dev) : handle(h), device(std::move(dev)) {}
   ~Queue() { if (handle) dpk_queue_release(handle); }

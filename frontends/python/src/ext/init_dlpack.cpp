@@ -14,8 +14,8 @@
 // producer).
 //
 // Streams: dpk waits for its own queue before exporting, so a consumer's stream needs no event
-// from dpk. On import nothing is ordered: dpk's CUDA queues are non-blocking streams, so callers
-// finish the producer's work first (docs/python.md).
+// from dpk. On import from a CUDA producer dpk passes its device queue's stream as `stream`, so
+// the producer makes that stream wait for its own work (DLPack's consumer protocol).
 #include "common.h"
 
 #include <nanobind/ndarray.h>
@@ -279,7 +279,8 @@ DLPackView *adoptCapsule(nb::handle capsule) {
 /// Calls producer.__dlpack__ as a DLPack 1.0 consumer: asking for a versioned capsule, and
 /// without keywords for producers that predate them (TypeError), as NumPy does. `dlDevice` and
 /// `copy` (None when not asked for) are passed on; old producers cannot honour them.
-nb::object requestCapsule(nb::handle producer, nb::handle dlDevice, nb::handle copy) {
+nb::object requestCapsule(nb::handle producer, nb::handle dlDevice, nb::handle copy,
+                          nb::handle stream) {
   if (!nb::hasattr(producer, "__dlpack__"))
     throw StatusError(DPK_ERROR_UNSUPPORTED,
                       "cannot import this object through DLPack: it has no __dlpack__ method");
@@ -290,6 +291,8 @@ nb::object requestCapsule(nb::handle producer, nb::handle dlDevice, nb::handle c
     kwargs["dl_device"] = dlDevice;
   if (!copy.is_none())
     kwargs["copy"] = copy;
+  if (!stream.is_none())
+    kwargs["stream"] = stream;
   try {
     return method(**kwargs);
   } catch (nb::python_error &error) {
@@ -441,14 +444,15 @@ void initDLPack(nb::module_ &m) {
 
   m.def(
       "dlpack_import",
-      [](nb::handle producer, nb::handle dlDevice, nb::handle copy) {
-        nb::object capsule = requestCapsule(producer, dlDevice, copy);
+      [](nb::handle producer, nb::handle dlDevice, nb::handle copy, nb::handle stream) {
+        nb::object capsule = requestCapsule(producer, dlDevice, copy, stream);
         return adoptCapsule(capsule);
       },
       "producer"_a, "dl_device"_a.none() = nb::none(), "copy"_a.none() = nb::none(),
-      nb::rv_policy::take_ownership,
+      "stream"_a.none() = nb::none(), nb::rv_policy::take_ownership,
       "Imports an object's __dlpack__() tensor without copying it (as a DLPack 1.0 consumer: "
-      "a versioned capsule when the producer offers one).");
+      "a versioned capsule when the producer offers one). stream: the consumer's stream (CUDA: "
+      "a CUstream handle) that the producer must order its work before.");
 
   m.def(
       "dlpack_capsule",

@@ -137,6 +137,41 @@ void initRuntime(nb::module_ &m) {
             new (self) Queue(h, device);
           },
           "device"_a, "flags"_a = 0)
+      .def_static(
+          "from_native",
+          [](nb::object device, int api, uintptr_t queue, nb::object owner) {
+            dpk_native_queue_t native{};
+            native.struct_size = sizeof native;
+            native.api = static_cast<dpk_native_api_t>(api);
+            native.queue = reinterpret_cast<void *>(queue);
+            dpk_queue_t h = nullptr;
+            check(dpk_queue_create_from_native(&h, nb::cast<Device &>(device).handle, &native),
+                  "dpk_queue_create_from_native");
+            auto *q = new Queue(h, device);
+            q->borrowed = std::move(owner);
+            return q;
+          },
+          "device"_a, "api"_a, "queue"_a, "owner"_a = nb::none(), nb::rv_policy::take_ownership,
+          "A queue over a native queue someone else made (api: DPK_NATIVE_API_*; CUDA: a "
+          "CUstream of the device's primary context); `owner` is kept alive with it.")
+      .def(
+          "native_handles",
+          [](Queue &q) {
+            dpk_native_queue_t native{};
+            native.struct_size = sizeof native;
+            check(dpk_queue_get_native(&native, q.handle), "dpk_queue_get_native");
+            nb::dict out;
+            out["api"] = static_cast<int>(native.api);
+            out["memory"] = static_cast<int>(native.memory);
+            out["order"] = static_cast<int>(native.order);
+            out["platform"] = reinterpret_cast<uintptr_t>(native.platform);
+            out["device"] = reinterpret_cast<uintptr_t>(native.device);
+            out["context"] = reinterpret_cast<uintptr_t>(native.context);
+            out["queue"] = reinterpret_cast<uintptr_t>(native.queue);
+            out["arena"] = reinterpret_cast<uintptr_t>(native.arena);
+            return out;
+          },
+          "The native handles behind the queue (dpk_queue_get_native) as integers.")
       .def_ro("device", &Queue::device)
       .def(
           "wait",

@@ -17,7 +17,7 @@ import contextlib
 import threading
 
 from .._core_loader import core
-from .._errors import NoDeviceError
+from .._errors import InvalidArgumentError, NoDeviceError
 
 _DEVICE_TYPES = {1: "cpu", 2: "gpu", 3: "accelerator"}
 # DPK_ASPECT_* and DPK_FORMAT_* of include/dpk/dpk_types.h.
@@ -211,7 +211,7 @@ class Queue:
     submitted here asynchronously must have finished (``event.wait()``,
     ``q.synchronize()``) before its arrays are read back."""
 
-    __slots__ = ("_native", "_device", "_flags", "_launchers", "__weakref__")
+    __slots__ = ("_native", "_device", "_flags", "_launchers", "_foreign", "__weakref__")
 
     def __init__(self, device=None, in_order=True, enable_profiling=False):
         self._device = get_current_device() if device is None else select_device(device)
@@ -219,6 +219,57 @@ class Queue:
             (_QUEUE_PROFILING if enable_profiling else 0)
         self._native = core().Queue(self._device._dev, self._flags)
         self._launchers = None  # kernel -> its Launcher for this queue (dpk.kernels)
+        self._foreign = None  # the foreign stream object a from_cuda_stream queue runs on
+
+    @classmethod
+    def from_cuda_stream(cls, stream, device=None):
+        """A dpk queue whose commands go to a CUDA stream another library made, so that they
+        run in that stream's order with the library's own work: ``stream`` is a CUstream
+        handle (an int), an object with the ``__cuda_stream__`` protocol (CUDA Python, CuPy
+        13+, PyTorch 2.6+), a CuPy ``Stream``/``ExternalStream`` (``.ptr``), a PyTorch
+        ``torch.cuda.Stream`` (``.cuda_stream``) or a Numba stream (``.handle``). ``device``:
+        the stream's CUDA device (default: the one the stream object names, else the current
+        device if it is a CUDA device, else the first CUDA device). The stream is borrowed: the
+        queue keeps the stream object alive and never destroys the stream; a stream of another
+        device or context is InvalidArgumentError. Stream 0 (the legacy default stream) is
+        refused, as DLPack and the CUDA Array Interface do: pass a stream of your own."""
+        handle, hinted = cuda_stream_handle(stream)
+        if device is not None:
+            dev = select_device(device)
+        elif hinted is not None:
+            dev = select_device(f"cuda:gpu:{hinted}")
+        else:
+            current = context_device()
+            dev = current if current is not None and current.backend == "cuda" \
+                else select_device("cuda:gpu")
+        if dev.backend != "cuda":
+            raise InvalidArgumentError(f"Queue.from_cuda_stream: {dev.filter_string} is not a "
+                                       "CUDA device")
+        self = cls.__new__(cls)
+        self._device = dev
+        self._flags = 0
+        self._native = core().Queue.from_native(dev._dev, _NATIVE_API_CUDA, handle, stream)
+        self._launchers = None
+        self._foreign = stream
+        return self
+
+    def native_handles(self) -> dict:
+        """The native handles behind this queue (``dpk_queue_get_native``) as integers: ``api``
+        (1 host, 2 OpenCL, 3 Level Zero, 4 CUDA), ``queue`` (the cl_command_queue, CUstream or
+        command list), ``context``, ``device``, ``platform``, and ``memory``/``order`` (how
+        native code uses dpk's addresses and keeps its work in order; docs/extensions.md)."""
+        return self._native.native_handles()
+
+    @property
+    def __cuda_stream__(self):
+        """The ``__cuda_stream__`` protocol for queues of CUDA devices: ``q.__cuda_stream__()``
+        is ``(0, CUstream handle)``, so CuPy (``cupy.cuda.ExternalStream``), PyTorch and CUDA
+        Python can order their work on dpk's stream. Other queues have no such attribute."""
+        if self._device.backend != "cuda":
+            raise AttributeError(f"__cuda_stream__: {self._device.filter_string} is not a CUDA "
+                                 "device")
+        handle = self._native.native_handles()["queue"]
+        return lambda: (0, handle)
 
     @property
     def device(self) -> "Device":
@@ -248,8 +299,49 @@ class Queue:
         return f"<dpk.Queue on {self._device.filter_string}{extra}>"
 
     def __reduce__(self):
-        """Pickled as its device and properties: unpickling makes a new queue like it."""
+        """Pickled as its device and properties: unpickling makes a new queue like it. A queue
+        over a foreign CUDA stream does not pickle (the stream is this process's)."""
+        if self._foreign is not None:
+            raise TypeError("a dpk.Queue over a foreign CUDA stream cannot be pickled: the stream "
+                            "belongs to this process")
         return (Queue, (self._device, self.is_in_order, self.has_enable_profiling))
+
+
+_NATIVE_API_CUDA = 4  # DPK_NATIVE_API_CUDA
+
+
+def cuda_stream_handle(stream):
+    """(CUstream handle as an int, the CUDA device ordinal the object names or None) of the
+    stream objects Queue.from_cuda_stream takes."""
+    if isinstance(stream, bool):
+        raise TypeError("Queue.from_cuda_stream: expected a CUDA stream, not a bool")
+    if isinstance(stream, int):
+        handle, device = stream, None
+    elif hasattr(stream, "__cuda_stream__"):
+        protocol = stream.__cuda_stream__()
+        if not (isinstance(protocol, tuple) and len(protocol) == 2 and protocol[0] == 0):
+            raise TypeError(f"Queue.from_cuda_stream: __cuda_stream__() returned {protocol!r}, "
+                            "not (0, handle)")
+        handle, device = int(protocol[1]), None
+    elif hasattr(stream, "cuda_stream"):  # torch.cuda.Stream
+        handle = int(stream.cuda_stream)
+        device = getattr(getattr(stream, "device", None), "index", None)
+    elif hasattr(stream, "ptr"):  # cupy.cuda.Stream / ExternalStream
+        handle = int(stream.ptr)
+        device = getattr(stream, "device_id", None)
+    elif hasattr(stream, "handle"):  # numba.cuda stream (a ctypes c_void_p)
+        raw = stream.handle
+        handle = int(getattr(raw, "value", raw) or 0)
+        device = None
+    else:
+        raise TypeError(f"Queue.from_cuda_stream: {type(stream).__name__} is not a CUDA stream "
+                        "(an int handle, __cuda_stream__, CuPy, PyTorch or Numba stream)")
+    if handle == 0:
+        raise InvalidArgumentError("Queue.from_cuda_stream: stream 0 (the legacy default stream) "
+                                   "is ambiguous; pass a stream of your own")
+    if device is not None and device < 0:
+        device = None
+    return handle, device
 
 
 def _unpickle_device(filter_string):

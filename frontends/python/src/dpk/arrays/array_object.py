@@ -35,11 +35,11 @@ import sys
 import numpy as np
 
 from .._core_loader import core
-from .._errors import (DeviceMismatchError, DTypeError, KernelTypeError, ShapeError,
-                       UnsupportedError)
+from .._errors import (DeviceMismatchError, DTypeError, InvalidArgumentError, KernelTypeError,
+                       ShapeError, UnsupportedError)
 from .._ir.types import supported_dtype
 from .._runtime import diagnostics
-from .._runtime.devices import Device, get_current_device, get_devices, select_device
+from .._runtime.devices import Device, Queue, get_current_device, get_devices, select_device
 from . import dtypes as D
 from . import fusion, indexing, interchange
 from .elementwise_table import INPLACE, OPERATORS, REFLECTED, Row, resolve
@@ -663,6 +663,7 @@ def _from_cuda_array_interface(obj, device, dtype):
                                    "in dpk; none is available")
         staged = _from_cuda_array_interface(obj, cuda[0], dtype)
         return staged.to_device(target)
+    _wait_for_producer_stream(cai, target)
     shape = tuple(cai["shape"])
     adt = np.dtype(cai["typestr"])
     strides = cai.get("strides")
@@ -672,6 +673,19 @@ def _from_cuda_array_interface(obj, device, dtype):
     arr = Array(shape, adt, target, _ptr=int(cai["data"][0]), _owner=obj)
     return arr if dtype is None or np.dtype(dtype) == adt else asarray(arr.asnumpy(), dtype,
                                                                       target)
+
+
+def _wait_for_producer_stream(cai, device):
+    """The CUDA Array Interface's ``stream`` (version 3): the producer may still be writing the
+    data on that stream, so dpk waits for it before using the data (1 and 2 name the legacy
+    and per-thread default streams, 0 is disallowed; None: nothing to wait for)."""
+    stream = cai.get("stream")
+    if stream is None:
+        return
+    if isinstance(stream, bool) or not isinstance(stream, int) or stream == 0:
+        raise InvalidArgumentError(f"__cuda_array_interface__: stream {stream!r} is not a stream "
+                                   "handle (0 is disallowed by the interface; None means none)")
+    Queue.from_cuda_stream(stream, device=device).synchronize()
 
 
 dlpack_device_of = interchange.dlpack_device_of

@@ -325,7 +325,10 @@ def from_dlpack(x, view_cls, convert, device=None, copy=None):
     target = None if device is None else select_device(device)
     if kind in _CUDA_KINDS:
         home = cuda_device_for(ident, f"this DLPack array (device type {kind})")
-        view = core().dlpack_import(x)
+        # DLPack's consumer protocol: the producer makes our stream wait for its pending work
+        # on the data, so dpk's commands on the device's queue read it complete.
+        stream = home.queue.native_handles()["queue"] if kind == KDL_CUDA else None
+        view = core().dlpack_import(x, stream=stream)
         _check_imported_device(view, _CUDA_KINDS, "from_dlpack")
     elif kind in _HOST_KINDS:
         home = _host_device()
