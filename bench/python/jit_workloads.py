@@ -158,7 +158,8 @@ FIRST_CALL = textwrap.dedent("""
 
 def first_call_ms(device):
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, DPK_CACHE_DIR=cache)
+        # an empty disk cache, and no cache at all (docs/policy.md: DPK_CACHE_MODE)
+        env = dict(os.environ, DPK_CACHE_DIR=cache, DPK_CACHE_MODE="off")
         code = FIRST_CALL.replace("DEVICE", repr(device))
         python = [sys.executable] + (["-S"] if sys.flags.no_site else [])
         run = subprocess.run(python + ["-c", code], env=env, capture_output=True,
@@ -174,7 +175,7 @@ def _one_iteration(out):
         out[i] = 1.0
 
 
-def region_overhead_us(calls=2000):
+def region_overhead_us(calls=10000):
     out = np.zeros(1)
     _one_iteration(out)
     best = float("inf")

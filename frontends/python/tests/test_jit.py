@@ -215,7 +215,7 @@ def calls_jit_from_python(a):
 def two_regions(a, b):
     for i in prange(a.shape[0]):
         b[i] = a[i] * 2
-    c = b + 1              # between the regions: NumPy here, the array layer for dpk arrays
+    c = b + 1              # between the regions: the array layer (NumPy arguments converted)
     s = 0.0
     for i in prange(a.shape[0]):
         s += c[i]

@@ -327,13 +327,31 @@ def slice_update(x):
     return y
 
 
-@pytest.mark.parametrize("fn", [whole_array_reduction, slice_update])
-def test_array_valued_updates_run_as_python(device, fn):
-    """Numba's documentation examples of array-valued updates in a prange (not kernel code
-    here): the region runs as its Python, correctly, after the warning."""
-    f = dpk.jit(fallback="warn")(fn)
-    x = np.arange(40.0).reshape(10, 4)
+def whole_array_min(x):
+    y = np.full(4, np.inf)
+    for i in prange(x.shape[0]):
+        y = np.minimum(y, x[i])
+    return y
+
+
+def test_array_valued_updates_run_as_python(device):
+    """An array reduction without an atomic form (``y = np.minimum(y, x[i])`` into a local
+    array: not kernel code here): the region runs as its Python, correctly, after the
+    warning."""
+    f = dpk.jit(fallback="warn")(whole_array_min)
+    x = np.arange(40.0).reshape(10, 4)[::-1].copy()
     with pytest.warns(JitFallbackWarning, match="region 0"):
         got = run(f, device, x)
-    np.testing.assert_allclose(got, x.sum(axis=0))
+    np.testing.assert_allclose(got, x.min(axis=0))
     assert f.inspect_regions()[0]["last_run"]["how"] == "python"
+
+
+@pytest.mark.parametrize("fn", [whole_array_reduction, slice_update])
+def test_array_updates_run_as_kernels(device, fn):
+    """Numba's documentation examples of array-valued updates in a prange: ``y += x[i]`` into
+    a local array (an array reduction) and ``y[:] += x[i]``: atomic updates per element."""
+    f = dpk.jit(fallback="deny")(fn)
+    x = np.arange(40.0).reshape(10, 4)
+    got = run(f, device, x)
+    np.testing.assert_allclose(got, x.sum(axis=0))
+    assert f.inspect_regions()[0]["last_run"]["how"] == "kernel"

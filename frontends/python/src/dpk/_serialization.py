@@ -1,6 +1,7 @@
 """Pickling of dpk's functions: kernels (``@dpk.kernel``), device functions
-(``@dpk.device_func``) and ``@dpk.vectorize`` objects, so that ``multiprocessing``, Dask's
-process and distributed schedulers and mpi4py's object API can ship them to other processes.
+(``@dpk.device_func``), ``@dpk.vectorize`` objects and ``@dpk.jit`` functions, so that
+``multiprocessing``, Dask's process and distributed schedulers and mpi4py's object API can ship
+them to other processes.
 (Devices and arrays pickle through their own ``__reduce__``: devices by filter string, arrays as
 their data and their device's filter string.)
 
@@ -35,6 +36,7 @@ import textwrap
 import threading
 import types
 
+from .autopar.function import JitFunction
 from .kernels.compiler.source import function_source
 from .kernels.dispatcher import KernelDispatcher
 from .kernels.functions import DeviceFunction
@@ -232,6 +234,21 @@ def _load_vectorized(state, signatures, target):
                       lambda: Vectorized(fn, signatures=signatures, target=target))
 
 
+def _reduce_jit(f):
+    # by reference when importable; by source with the decorator's options (device, fallback)
+    # otherwise: the receiving process parses its regions and compiles their kernels itself
+    state = _function_state(f.py_func, f.__module__, f.__qualname__, f)
+    if state[0] == "ref":
+        return (_load_reference, state[1:])
+    return (_load_jit, (state, {"device": f.device, "fallback": f.fallback}))
+
+
+def _load_jit(state, options):
+    fn = _function_of(state)
+    return _recreated("jit", fn, options, lambda: JitFunction(fn, **options))
+
+
 copyreg.pickle(KernelDispatcher, _reduce_kernel)
+copyreg.pickle(JitFunction, _reduce_jit)
 copyreg.pickle(DeviceFunction, _reduce_device_func)
 copyreg.pickle(Vectorized, _reduce_vectorized)

@@ -11,8 +11,12 @@ layout"). One purpose per module, in the order a call meets them:
   arrays, and the dependences that make it unsafe (compile-time errors with file:line);
 - ``kernelgen.py``: the kernel source generated for a region (compiled by dpk's kernel
   compiler, so the same IR, cache and diagnostics apply);
+- ``arrayexpr.py``: array statements inside a region (``out[i, :] = a[i, :] * 2``) lowered to
+  loops in its kernel;
 - ``rewrite.py``: the function rewritten so each region is a call into the runtime, and each
   region's own Python (the last fallback);
+- ``arguments.py``: NumPy arguments converted to dpk arrays at entry, written ones copied
+  back and results converted at exit;
 - ``execution.py``: running a region: device, launch geometry, reductions' partials;
 - ``fallback.py``: what happens when the device cannot run a region (warn, allow, deny);
 - ``report.py``: offload diagnostics records and ``inspect_regions()`` data;

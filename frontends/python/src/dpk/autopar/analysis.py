@@ -65,6 +65,8 @@ class RegionAnalysis:
         self.arrays_read = set()
         self.arrays_written = set()
         self.has_continue = False
+        self.array_writes = {}     # id(stmt) -> whether iterations write distinct elements
+        self.reduction_stmts = {}  # id(stmt) -> the reduction variable it updates
 
     def reduction(self, name):
         return next((r for r in self.reductions if r.name == name), None)
@@ -255,6 +257,7 @@ def analyze(src, region):
         result.reductions.append(r)
     # the statements that update a name that turned out not to be a reduction are ordinary
     red_stmt_ids = {k: v for k, v in red_stmt_ids.items() if v[0] in reductions}
+    result.reduction_stmts = {k: v[0] for k, v in red_stmt_ids.items()}
 
     stored = set(other_stores) | {name for name in red_updates if name not in reductions}
     for stmt in stmts:
@@ -419,6 +422,10 @@ def analyze(src, region):
             continue
         for target in targets:
             root = _root_name(target)
+            if root in private_names and any(isinstance(n, ast.Slice)
+                                             for n in ast.walk(target.slice)):
+                result.array_writes[id(stmt)] = True  # each work-item's own array
+                continue
             if root is None or root in private_names:
                 continue
             through_view = False
@@ -429,8 +436,14 @@ def analyze(src, region):
             result.arrays_written.add(root)
             index = target.slice
             if any(isinstance(n, ast.Slice) for n in ast.walk(index)):
-                # an array write (y[:] += row): not kernel code; the compiler refuses it and
-                # the region falls back (its Python computes it)
+                # an array write (out[i, :] = a[i, :] * 2, y[:] += x[i]): kernelgen lowers it
+                # to loops over the sliced dimensions where the ranks allow (elements of
+                # distinct rows: plain stores; shared ones: atomics), else the compiler
+                # refuses it and the region falls back (its Python computes it)
+                parts = index.elts if isinstance(index, ast.Tuple) else [index]
+                scalar = [p for p in parts if not isinstance(p, ast.Slice)]
+                result.array_writes[id(stmt)] = through_view or _direct_loop_vars(
+                    ast.Tuple(scalar, ast.Load()), loop_vars) >= loop_vars
                 continue
             distinct = through_view or _direct_loop_vars(index, loop_vars) >= loop_vars
             depends = through_view or bool(_names(target) & varying)

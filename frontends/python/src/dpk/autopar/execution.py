@@ -4,8 +4,10 @@ geometry, and how the reductions' partials become the variables' new values.
 Device: the device of the dpk arrays the region reads (compute follows data; arrays of several
 devices follow the policy's ``placement.mixed_devices``, as any launch); with NumPy arrays
 only, ``@dpk.jit(device=...)``, else the innermost ``dpk.device_context``, else the policy's
-default. NumPy arrays are used in place on the host device and staged (copied in, and back when
-the kernel writes them) on others, by the kernel model's launch path.
+default. The function's NumPy arguments were converted at entry (arguments.py); NumPy arrays a
+region still gets (made inside the function, or left NumPy there) are used in place on the host
+device and staged (copied in, and back when the kernel writes them) on others, by the kernel
+model's launch path.
 
 Before launching, a region that the device cannot run is sent to the fallback (fallback.py):
 a value the kernel cannot take (a list, None, ...), float64 data on a device without fp64, a
@@ -14,6 +16,7 @@ failure forced by the test hook ``FORCED_FAILURES``; after it, a compile or laun
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 
@@ -24,8 +27,6 @@ from .._errors import (BoundsError, CompileError, DeviceError, DpkError, Invalid
                        OutOfDeviceMemoryError, PlacementError)
 from .._ir.types import supported_dtype
 from .._ir.values import IndexSpace, ViewArray
-from .._runtime import devices as _devices
-from .._runtime.devices import select_device
 from ..arrays import fusion as _fusion
 from ..arrays.array_object import Array, asnumpy, devices_of
 from ..arrays.reduction import _target_parallelism, _workgroup_size, make_op
@@ -34,14 +35,12 @@ from ..kernels.compiler.source import function_source
 from ..kernels.dispatcher import KernelDispatcher
 from ..kernels.kapi import LocalAccessor, NdRange, Range
 from . import fallback, report
+from .arguments import SIMULATED_NO_FP64, default_device  # noqa: F401 (a test hook, see there)
 from .kernelgen import HELPERS, generate, step_kinds
 
 #: Test hook: {device filter string: reason} makes every region fail on that device as a
 #: compile failure would (fallback tests); "host:cpu:0" also stops the compiled host fallback.
 FORCED_FAILURES = {}
-#: Test hook: filter strings of devices to treat as lacking fp64.
-SIMULATED_NO_FP64 = set()
-_DEFAULT = []  # [the policy's default device], chosen at the first region that needs it
 
 
 _FALLBACK_STATUSES = (CompileError.status, LaunchError.status, DeviceError.status,
@@ -100,6 +99,14 @@ def _is_f64(value):
     return dtype is not None and np.dtype(dtype) == np.float64
 
 
+_NO_OBSTACLE = (None, None, None)
+_ARRAY_REDUCE_OPS = ("+", "&", "|", "^")  # operators with an atomic update
+
+
+def _scalars(values):
+    return tuple([v.asnumpy()[()] if type(v) is Array and not v._shape else v for v in values])
+
+
 class RegionRunner:
     """The callable that stands for one region in the rewritten function."""
 
@@ -114,6 +121,15 @@ class RegionRunner:
         self._acc = {}            # typing key -> accumulator dtypes
         self._seen = set()        # specializations whose level-4 record was emitted
         self._last = {}           # what the last run did (see `last`)
+        self._ndims = len(region.loop_vars)
+        self._nlive = len(region.analysis.live_in)
+        self._host_wg = {}        # device -> work-group size of its reduce kernels
+        self._array_writes = bool(region.analysis.array_writes)
+        # reductions whose start may be an array (y = np.zeros(4); y += x[i]): run by a
+        # variant of the region where they are atomic updates of the array (_array_reduction)
+        self._array_reducible = any(r.op in _ARRAY_REDUCE_OPS
+                                    for r in region.analysis.reductions)
+        self._array_runners = {}  # names reduced into arrays -> RegionRunner of that variant
 
     @property
     def last(self):
@@ -129,12 +145,14 @@ class RegionRunner:
                 "time_ms": round(elapsed * 1e3, 3)}
 
     # ---- the kernel -----------------------------------------------------------------------
-    def dispatcher(self, steps, wg):
-        """The kernel dispatcher of one variant of the region's kernel (kernelgen.generate)."""
-        key = (steps, wg)
+    def dispatcher(self, steps, wg, ranks=None):
+        """The kernel dispatcher of one variant of the region's kernel (kernelgen.generate;
+        `ranks`: the ranks of the values it receives, for regions with array statements)."""
+        key = (steps, wg) if ranks is None else (steps, wg, ranks)
         found = self._variants.get(key)
         if found is None:
-            gen = generate(self.src, self.region, steps, wg)
+            gen = generate(self.src, self.region, steps, wg, None if ranks is None else
+                           dict(zip(self.region.analysis.live_in, ranks)))
             namespace = dict(self.src.globals)
             namespace.update(self.src.closure)
             namespace.update(HELPERS)
@@ -161,23 +179,41 @@ class RegionRunner:
 
     # ---- a run ------------------------------------------------------------------------------
     def __call__(self, *args):
-        region = self.region
-        analysis = region.analysis
-        ndims = len(region.loop_vars)
-        ranges = args[:ndims]
-        nlive = len(analysis.live_in)
+        ndims = self._ndims
+        nlive = self._nlive
         live = args[ndims:ndims + nlive]
         inits = args[ndims + nlive:]
+        device = None
+        for v in args[ndims:]:
+            if type(v) is Array:
+                if not v._shape:
+                    # a 0-d dpk array (a[0], np.sum(a) between regions on dpk arrays) is the
+                    # number it holds, as Numba's scalars are
+                    live, inits = _scalars(live), _scalars(inits)
+                    device = self._device(live)
+                    break
+                if device is None:
+                    device = v._device  # compute follows data (the first array's device)
+        if device is None:
+            device = default_device(self.jitfn)
         if ndims == 1:
-            total = len(range(*ranges[0]))
+            ranges = args[:1]
+            total = len(range(*args[0]))
             counts = (total,)
         else:
+            ranges = args[:ndims]
             counts = tuple([len(range(*r)) for r in ranges])
             total = math.prod(counts)
-        device = self._device(live)
         if total == 0:
             self._last = {"device": device.filter_string, "fallback": False, "iterations": 0}
             return tuple(inits)
+        if self._array_reducible:
+            for v in inits:
+                if isinstance(v, (np.ndarray, Array)) and v.ndim:
+                    done = self._array_reduction(ranges, live, inits)
+                    if done is not None:
+                        return done
+                    break
         reason, status, host_may_compile = self._obstacle(device, live, inits)
         if reason is None:
             try:
@@ -199,25 +235,83 @@ class RegionRunner:
         return self._fall_back(device, reason, status, ranges, counts, total, live, inits,
                                compiled_host=host_may_compile)
 
+    # ---- reductions into arrays ---------------------------------------------------------------
+    def _array_reduction(self, ranges, live, inits):
+        """Numba's array reductions (``y += x[i]`` with ``y`` an array before the loop): the
+        region runs as a variant where each such variable is an array the kernel receives and
+        its updates are atomic updates of every element (arrayexpr.py), updating the array in
+        place; None when an operator has no atomic form (the region then falls back)."""
+        reductions = self.region.analysis.reductions
+        names = tuple([r.name for r, v in zip(reductions, inits)
+                       if isinstance(v, (np.ndarray, Array)) and v.ndim])
+        if any(r.op not in _ARRAY_REDUCE_OPS for r in reductions if r.name in names):
+            return None
+        sub = self._array_runners.get(names)
+        if sub is None:
+            sub = self._array_runners[names] = self._array_runner(names)
+        arrays = [v for r, v in zip(reductions, inits) if r.name in names]
+        scalars = [v for r, v in zip(reductions, inits) if r.name not in names]
+        try:
+            out = iter(sub(*ranges, *live, *arrays, *scalars))
+        finally:
+            self._last = sub._last
+            self.generated = sub.generated
+        return tuple([v if r.name in names else next(out) for r, v in zip(reductions, inits)])
+
+    def _array_runner(self, names):
+        region = copy.copy(self.region)
+        analysis = copy.copy(region.analysis)
+        reductions = analysis.reductions
+        analysis.reductions = [r for r in reductions if r.name not in names]
+        analysis.live_in = list(analysis.live_in) + list(names)
+        analysis.arrays_written = set(analysis.arrays_written) | set(names)
+        analysis.array_writes = dict(analysis.array_writes)
+        for stmt, name in analysis.reduction_stmts.items():
+            if name in names:
+                analysis.array_writes[stmt] = False  # every iteration updates every element
+        region.analysis = analysis
+        sub = RegionRunner(self.jitfn, self.src, region)
+        ndims, nlive, python = self._ndims, self._nlive, self.python
+
+        def python_variant(*args):
+            # the region's own Python takes every reduction's value in the original order
+            arrays = iter(args[ndims + nlive:ndims + nlive + len(names)])
+            scalars = iter(args[ndims + nlive + len(names):])
+            full = [next(arrays) if r.name in names else next(scalars) for r in reductions]
+            out = python(*args[:ndims + nlive], *full)
+            results = []
+            for r, start, new in zip(reductions, full, out):
+                if r.name not in names:
+                    results.append(new)
+                elif new is not start:  # y = y + x[i] made a new array: the result is in y
+                    start[...] = new
+            return tuple(results)
+
+        sub.python = python_variant
+        return sub
+
     def _device(self, live):
         found = devices_of(live)
         if found:
             return found[0]
-        if self.jitfn.device is not None:
-            return self.jitfn.bound_device()
-        stack = _devices._context.stack
-        if stack:
-            return stack[-1]
-        if not _DEFAULT:  # the policy's default: fixed once the runtime has started
-            _DEFAULT.append(select_device(None))
-        return _DEFAULT[0]
+        return default_device(self.jitfn)
 
     def _obstacle(self, device, live, inits):
         """(reason, status, whether the host backend may still compile it) when the region
         cannot be tried on `device`, else (None, None, None)."""
+        if not inits and not FORCED_FAILURES and device._dev.backend == "host":
+            for value in live:  # the common case: arrays and Python numbers on the host
+                kind = type(value)
+                if not (kind is Array or kind is int or kind is float or (
+                        kind is np.ndarray and 1 <= value.ndim <= 3)):
+                    break
+            else:
+                return _NO_OBSTACLE
         for name, value in zip(self.region.analysis.live_in, live):
-            if type(value) is np.ndarray and 1 <= value.ndim <= 3:
-                continue  # the common case first (supported dtypes: the launch checks)
+            kind = type(value)
+            if kind is Array or kind is int or kind is float or (
+                    kind is np.ndarray and 1 <= value.ndim <= 3):
+                continue  # the common cases first (supported dtypes: the launch checks)
             why = unsupported_value(name, value)
             if why is not None:
                 return why, CompileError.status, False
@@ -229,7 +323,7 @@ class RegionRunner:
             forced = FORCED_FAILURES.get(device.filter_string)
             if forced is not None:
                 return forced, CompileError.status, True
-        if not device.is_host:
+        if device._dev.backend != "host":
             lacks = device.filter_string in SIMULATED_NO_FP64 or not device.has_aspect_fp64
             if lacks and (any(_is_f64(v) for v in live) or any(isinstance(v, float) or
                                                                 _is_f64(v) for v in inits)):
@@ -281,11 +375,26 @@ class RegionRunner:
     def _launch(self, device, ranges, counts, total, live, inits, fallback_from=None,
                 reason=None):
         steps = step_kinds(ranges)
-        wg = _workgroup_size(device) if inits else 0
-        found = self._variants.get((steps, wg))
-        kd = found[1] if found is not None else self.dispatcher(steps, wg)
-        rng, kargs, parts, acc, geometry = self._kernel_args(kd, device, wg, ranges, counts,
-                                                             total, live, inits)
+        if inits:
+            wg = self._host_wg.get(device)
+            if wg is None:
+                wg = self._host_wg[device] = _workgroup_size(device)
+        else:
+            wg = 0
+        if self._array_writes:  # array statements: a variant per rank combination
+            ranks = tuple([v.ndim if isinstance(v, (np.ndarray, Array)) else 0 for v in live])
+            found = self._variants.get((steps, wg, ranks))
+            kd = found[1] if found is not None else self.dispatcher(steps, wg, ranks)
+        else:
+            found = self._variants.get((steps, wg))
+            kd = found[1] if found is not None else self.dispatcher(steps, wg)
+        if inits or len(ranges) != 1:
+            rng, kargs, parts, acc, geometry = self._kernel_args(kd, device, wg, ranges,
+                                                                 counts, total, live, inits)
+        else:  # a 1-D map region: the launch's plain form (the hot path of small regions)
+            lo, _, step = ranges[0]
+            rng, kargs, parts = counts, (lo, step, *live), ()
+            geometry = {"shape": "map", "counts": counts}
         if _fusion._pending_refs:  # lazy array results that read memory the kernel may write
             _fusion.flush_arguments(kargs)
         start = time.perf_counter()
@@ -306,8 +415,20 @@ class RegionRunner:
     def _fall_back(self, device, reason, status, ranges, counts, total, live, inits,
                    compiled_host, error=None):
         host = fallback.decide(self, device, reason, status, error)
-        local = [asnumpy(v) if isinstance(v, Array) else v for v in live]
-        moved = [(orig, copy) for orig, copy in zip(live, local) if isinstance(orig, Array)]
+        if _fusion._pending_refs:  # lazy array results that read memory the region may write
+            _fusion.flush_arguments(live)
+        # dpk arrays as NumPy: views of host memory (the same data), copies of device memory
+        # (written back afterwards)
+        local, moved = [], []
+        for v in live:
+            if isinstance(v, Array):
+                if v.device.is_host:
+                    v = np.asarray(v)
+                else:
+                    copy = asnumpy(v)
+                    moved.append((v, copy))
+                    v = copy
+            local.append(v)
         results = None
         if compiled_host and not device.is_host and host.filter_string not in FORCED_FAILURES:
             try:

@@ -3,23 +3,27 @@
 The first call (or ``inspect_regions()``) parses the source once, finds and analyses the
 regions (errors with file:line), generates each region's kernel source and builds the
 rewritten function; kernels compile per argument types at their first launch, through the
-kernel model's dispatcher and caches. ``JitFunction`` is a ``DeviceFunction``: a kernel, a
-device function or another jit function's region that calls a jit function compiles its Python
-as a device function (numba-dpex's dpjit functions are callable from kernels the same way).
+kernel model's dispatcher and caches. A call with NumPy array arguments converts them to dpk
+arrays on the function's device first, and back at exit (arguments.py). ``JitFunction`` is a
+``DeviceFunction``: a kernel, a device function or another jit function's region that calls a
+jit function compiles its Python as a device function (numba-dpex's dpjit functions are
+callable from kernels the same way).
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import threading
 
 import numpy as np
 
+from .._runtime.devices import _context as _context_stack
 from .._runtime.devices import select_device
 from ..arrays.array_object import Array
 from ..kernels.compiler.source import function_source
 from ..kernels.functions import DeviceFunction
-from . import report, rewrite
+from . import arguments, report, rewrite
 from .analysis import analyze
 from .execution import RegionRunner
 from .fallback import MODES
@@ -52,11 +56,31 @@ class JitFunction(DeviceFunction):
         self._compiled = None
         self._runners = None
         self._bound = None
+        # NumPy arguments become dpk arrays at entry (arguments.py); not for generators and
+        # coroutines, whose bodies run after the call returns
+        self._convert = not (inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn)
+                             or inspect.isasyncgenfunction(fn))
+        code = fn.__code__
+        self._param_names = code.co_varnames[:code.co_argcount]
+        self._keyword_names = set(code.co_varnames[code.co_posonlyargcount:code.co_argcount
+                                                   + code.co_kwonlyargcount])
+        self._may_write = None
+        self._host_wrap_at = None
 
     def bound_device(self):
         if self._bound is None:
             self._bound = select_device(self.device)
         return self._bound
+
+    def _host_only(self, _stack=_context_stack):
+        """The host device when the call's NumPy arrays go there (the caller checked that no
+        dpk array decides otherwise), else None."""
+        if self.device is not None:
+            device = self._bound or self.bound_device()
+        else:
+            stack = _stack.stack
+            device = stack[-1] if stack else arguments.default_device(self)
+        return device if device._dev.backend == "host" else None
 
     def _prepare(self):
         with self._lock:
@@ -78,12 +102,37 @@ class JitFunction(DeviceFunction):
             for runner in runners:
                 runner.python = pythons[runner.region.index]
             self._runners = runners
+            self._may_write = arguments.may_write(src)
+            # per position (the last one standing for *args): whether a NumPy argument is
+            # wrapped as a dpk array on the host; None: at no position
+            used = arguments.used_between_regions(src, regions)
+            vararg = src.tree.args.vararg
+            wrap_at = [name in used for name in self._param_names]
+            wrap_at.append(vararg is not None and vararg.arg in used)
+            self._host_wrap_at = tuple(wrap_at) if any(wrap_at) else None
             self._compiled = compiled
             report.regions_found(runners)
             return compiled
 
     def __call__(self, *args, **kwargs):
         compiled = self._compiled or self._prepare()
+        if self._convert:
+            numpy = False
+            for a in args:
+                if type(a) is np.ndarray:
+                    numpy = True
+                elif isinstance(a, Array):
+                    break  # compute follows data: the general path
+            else:
+                if numpy and not kwargs:
+                    device = self._host_only()
+                    if device is not None:
+                        if self._host_wrap_at is None:  # NumPy in place: only regions use it
+                            return compiled(*args)
+                        return arguments.host_call(self, compiled, args, device,
+                                                   self._host_wrap_at)
+            if numpy or (kwargs and any(type(a) is np.ndarray for a in kwargs.values())):
+                return arguments.Call(self).run(compiled, args, kwargs)
         return compiled(*args, **kwargs)
 
     def inspect_regions(self):

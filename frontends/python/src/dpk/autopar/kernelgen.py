@@ -33,7 +33,7 @@ import numpy as np
 
 from ..kernels.functions import DeviceFunction
 from ..kernels.kapi import AtomicRef, PrivateArray, group_barrier
-from .analysis import statements
+from .arrayexpr import Lowering, is_lowered_loop, private_rank
 from .loops import is_prange_call
 
 
@@ -82,8 +82,9 @@ class GeneratedKernel:
 class _BodyRewriter(ast.NodeTransformer):
     """Rewrites a copy of the region body for the kernel (see the module docstring)."""
 
-    def __init__(self, analysis, originals, top_continue_returns):
+    def __init__(self, analysis, originals, top_continue_returns, lowering=None):
         self.declarations = []      # the private arrays, declared once at the kernel's top
+        self.lowering = lowering    # arrayexpr.Lowering when the arrays' ranks are known
         self.analysis = analysis
         self.originals = originals  # id(copied node) -> id(original node)
         self.top_continue_returns = top_continue_returns
@@ -119,12 +120,27 @@ class _BodyRewriter(ast.NodeTransformer):
         call = ast.Call(ast.Attribute(ref, method, ast.Load()), [value], [])
         return ast.copy_location(ast.Expr(call), node)
 
+    def _lowered(self, node):
+        """The loop nest of an array statement (arrayexpr.py), or None."""
+        original = self._original(node)
+        if self.lowering is None or original not in self.analysis.array_writes:
+            return None
+        return self.lowering.lower(node, self.analysis.array_writes[original])
+
     def visit_AugAssign(self, node):
+        lowered = self._lowered(node)
+        if lowered is not None:
+            return lowered
         if self._original(node) in self.analysis.atomics:
             return self._atomic(node, node.value)
         return node
 
     def visit_Assign(self, node):
+        lowered = self._lowered(node)
+        if lowered is not None:
+            return lowered
+        if self.lowering is not None:
+            self.lowering.note_assign(node)
         original = self._original(node)
         if original in self.analysis.atomics:
             target = ast.dump(node.targets[0].__class__(
@@ -152,13 +168,19 @@ class _BodyRewriter(ast.NodeTransformer):
         return node
 
 
-def _rewrite_body(region):
+def _rewrite_body(region, ranks):
     originals = {}
     body = copy.deepcopy(region.body)
     for new, old in zip(_walk_all(body), _walk_all(region.body)):
         originals[id(new)] = id(old)
     shape = "reduce" if region.analysis.reductions else "map"
-    rewriter = _BodyRewriter(region.analysis, originals, shape == "map")
+    lowering = None
+    if ranks is not None and region.analysis.array_writes:
+        ranks = dict(ranks)
+        for private in region.analysis.privates.values():
+            ranks[private.name] = private_rank(private)
+        lowering = Lowering(ranks)
+    rewriter = _BodyRewriter(region.analysis, originals, shape == "map", lowering)
     body = [rewriter.visit(stmt) for stmt in body]
     return body, rewriter.declarations
 
@@ -192,16 +214,24 @@ def _index_lines(region, dims, flat, steps):
     return out
 
 
+_ID = ("id",)
+
+
 def step_kinds(ranges):
     """The `steps` of _index_lines for the (lo, hi, step) tuples of a call."""
+    if len(ranges) == 1:
+        lo, _, step = ranges[0]
+        if lo == 0 and step == 1:
+            return _ID
     return tuple(["id" if lo == 0 and step == 1 else "unit" if step == 1 else "any"
                   for lo, _, step in ranges])
 
 
-def generate(src, region, steps=None, wg=64):
+def generate(src, region, steps=None, wg=64, ranks=None):
     """The GeneratedKernel of `region` of the function `src`: `steps` as _index_lines takes
     them (None: "any" in every dimension); `wg`: the work-group size of a reduce kernel (its
-    tree is unrolled)."""
+    tree is unrolled); `ranks`: {name: rank} of the values the kernel receives (0: scalars),
+    which lets array statements be lowered to loops (arrayexpr.py; None: left as they are)."""
     analysis = region.analysis
     dims = len(region.loop_vars)
     steps = steps or ("any",) * dims
@@ -257,7 +287,7 @@ def generate(src, region, steps=None, wg=64):
     func = tree.body[0]
     declarations = []
     for container, position in _find_markers(func, marker):
-        body, declarations = _rewrite_body(region)
+        body, declarations = _rewrite_body(region, ranks)
         container[position:position + 1] = body
     func.body[0:0] = declarations
     ast.fix_missing_locations(tree)
@@ -267,6 +297,35 @@ def generate(src, region, steps=None, wg=64):
     linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
     line_map = _line_map(text, marker, region, src)
     return GeneratedKernel(name, text, filename, params, shape, line_map)
+
+
+def _statements(body):
+    """statements(body), a lowered array statement (a loop nest) counting as one statement."""
+    for stmt in body:
+        yield stmt
+        if is_lowered_loop(stmt):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list):
+                yield from _statements(block)
+        for handler in getattr(stmt, "handlers", ()) or ():
+            yield from _statements(handler.body)
+
+
+def _same_kind(new, old):
+    """Whether the generated statement `new` stands for the body's `old` (the same kind, or
+    an update the rewriter replaced: a lowered loop nest, an atomic call)."""
+    if type(new) is type(old):
+        return True
+    if not isinstance(old, (ast.Assign, ast.AugAssign)):
+        return False
+    if is_lowered_loop(new):
+        return True
+    call = new.value if isinstance(new, ast.Expr) else None
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+        and isinstance(call.func.value, ast.Call) \
+        and getattr(call.func.value.func, "id", None) == "__dpk_AtomicRef"
 
 
 def _find_markers(func, marker):
@@ -293,8 +352,8 @@ def _line_map(text, marker, region, src):
         if not isinstance(block, list) or len(block) < n_body:
             continue
         generated = block[len(block) - n_body:]
-        pairs = list(zip(statements(generated), statements(region.body)))
-        if not pairs or type(pairs[0][0]) is not type(pairs[0][1]):
+        pairs = list(zip(_statements(generated), _statements(region.body)))
+        if not pairs or not _same_kind(*pairs[0]):
             continue
         for new, old in pairs:
             user = src.first_line + old.lineno - 1
