@@ -98,6 +98,19 @@ RoundResult runRound(dpk_device_t device, int round) {
     dpk_native_queue_t native{};
     native.struct_size = sizeof(native);
     ROUND_STEP(dpk_queue_get_native(&native, queue));
+    // What a library sharing its stream asks (Queue.from_cuda_stream). Backends without
+    // native queues to adopt answer DPK_ERROR_UNSUPPORTED, their normal answer; any other
+    // failure counts. A queue handle must be given (the validation layer refuses NULL).
+    if (result.ok()) {
+      if (!native.queue)
+        native.queue = &sentinel;
+      dpk_queue_t adopted = nullptr;
+      dpk_status_t adoptStatus = dpk_queue_create_from_native(&adopted, device, &native);
+      if (adoptStatus == DPK_SUCCESS)
+        ROUND_STEP(dpk_queue_release(adopted));
+      else if (adoptStatus != DPK_ERROR_UNSUPPORTED)
+        ROUND_STEP(adoptStatus);
+    }
   }
   if (result.ok()) {
     ROUND_STEP(dpk_enqueue_fill(nullptr, queue, x, &sentinel, 4, N * 4, 0, nullptr));
