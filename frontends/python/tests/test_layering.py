@@ -29,6 +29,7 @@ LAYERS = (
     ("dpk.autopar",),       # the jit model: @dpk.jit functions' prange regions as kernels
     ("dpk._serialization",),  # pickling of kernels, device functions and vectorize objects
     ("dpk.scaleout",),      # MPI ranks and buffers, Dask chunks (docs/scale-out.md)
+    ("dpk.fft",),           # the Array API's fft extension, written on the array layer
     ("dpk", "dpk.kernel_api", "dpk.diagnostics", "dpk.linalg", "dpk.random",  # public names
      "dpk._cli"),  # the console scripts' entry points
 )

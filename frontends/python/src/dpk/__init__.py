@@ -52,8 +52,8 @@ from .arrays.creation_functions import (arange, asarray, empty, empty_like, eye,
                                         full, full_like, linspace, meshgrid, ones, ones_like,
                                         tril, triu, zeros, zeros_like)
 from .arrays.data_type_functions import astype, can_cast, finfo, iinfo, isdtype, result_type
-from .arrays.dtypes import (bool, float32, float64, int8, int16, int32, int64, uint8, uint16,
-                            uint32, uint64)
+from .arrays.dtypes import (bool, complex64, complex128, float32, float64, int8, int16, int32,
+                            int64, uint8, uint16, uint32, uint64)
 from .arrays.elementwise_functions import (abs, acos, acosh, add, asin, asinh, atan, atan2,
                                            atanh, bitwise_and, bitwise_invert,
                                            bitwise_left_shift, bitwise_or, bitwise_right_shift,
@@ -78,8 +78,7 @@ from .arrays.statistical_functions import (cumulative_prod, cumulative_sum, max,
                                            prod, std, sum, var)
 from .arrays.utility_functions import all, any, diff
 from .arrays import numpy_protocol as _numpy_protocol  # noqa: F401  (np.sin(x), np.sum(x))
-from . import linalg, random
-from ._runtime.extension_kit import get_cmake_dir, get_include, get_include_dirs
+from . import fft, linalg, random
 from .primitives.vectorize import vectorize
 from .primitives.guvectorize import guvectorize
 from .primitives.reductions import accumulate, reduce, scan
@@ -90,6 +89,7 @@ from .autopar import jit, prange
 from ._runtime.devices import (Device, Queue, default_device, device_context,
                                get_current_device, get_devices, has_device)
 from .scaleout import select_device  # one device per MPI rank (docs/scale-out.md)
+from ._runtime.extension_kit import get_cmake_dir, get_include, get_include_dirs
 from ._core_loader import available as _extension_available
 from . import _serialization  # noqa: F401  (pickling of kernels, device_funcs, vectorize)
 
@@ -123,9 +123,11 @@ __all__ += [  # the Array API namespace (docs/arrays.md)
     "atan2",
     "atanh", "bitwise_and", "bitwise_invert", "bitwise_left_shift", "bitwise_or",
     "bitwise_right_shift", "bitwise_xor", "bool", "BoundsError", "broadcast_arrays",
-    "broadcast_to", "can_cast", "ceil", "clip", "concat", "conj", "copysign", "cos", "cosh",
+    "broadcast_to", "can_cast", "ceil", "clip", "complex128", "complex64", "concat", "conj",
+    "copysign", "cos", "cosh",
     "count_nonzero", "cumulative_prod", "cumulative_sum", "DeviceMismatchError", "diff", "divide",
     "DTypeError", "e", "empty", "empty_like", "equal", "exp", "expand_dims", "expm1", "eye",
+    "fft",
     "finfo", "flip", "float32", "float64", "floor", "floor_divide", "from_dlpack", "full",
     "full_like", "greater", "greater_equal", "hypot", "iinfo", "imag", "inf", "int16", "int32",
     "int64", "int8", "isdtype", "isfinite", "isinf", "isnan", "less", "less_equal", "linalg",
@@ -145,6 +147,7 @@ __all__ += [  # the parallel primitives (docs/primitives.md)
     "scan", "scatter_add", "sort", "topk", "unique_all", "unique_counts", "unique_inverse",
     "unique_values", "vectorize", "guvectorize",
 ]
+
 __all__ += ["jit", "prange"]  # the jit model (docs/jit.md)
 
 __all__ += ["get_cmake_dir", "get_include", "get_include_dirs"]  # native extensions

@@ -64,9 +64,9 @@ class Array:
             shape = (shape,)
         self._shape = tuple(int(s) for s in shape)
         self._dtype = np.dtype(dtype)
-        if not supported_dtype(self._dtype):
+        if not (supported_dtype(self._dtype) or self._dtype in D.COMPLEX):
             raise KernelTypeError(f"dtype {self._dtype} is not supported by dpk arrays")
-        if self._dtype in D.ALL:
+        if self._dtype in D.ALL_TYPES:
             self._dtype = D.normalize(self._dtype)
         self._device = device if isinstance(device, Device) else _target(device)
         self._base = Buffer(self._device, size_of(self._shape) * self._dtype.itemsize,
@@ -449,12 +449,11 @@ def _prepare(what, operands):
             items.append(("weak", o))
         elif isinstance(o, np.generic) or (isinstance(o, np.ndarray) and o.ndim == 0):
             dtype = D.normalize(o.dtype)
-            items.append(("strong", o.item() if dtype.kind != "f" else float(o), dtype))
+            items.append(("strong", o.item() if dtype.kind not in "fc" else
+                          (float(o) if dtype.kind == "f" else complex(o)), dtype))
         elif isinstance(o, np.ndarray):
             _report_copy(what, o.nbytes, device)
             items.append(asarray(o, device=device))
-        elif isinstance(o, complex):
-            raise UnsupportedError(f"{what}: complex scalars are not supported by dpk arrays yet")
         else:
             return device, None
     return device, items
@@ -510,7 +509,8 @@ def _binary_fast(row, a, b):
             return None
         dtype = a._dtype if a._dtype is b._dtype else D.promote(a._dtype, b._dtype)
         compute, result = _resolve_cached(row, dtype, device)
-        if not device.has_fp64 and (result == D.float64 or compute == D.float64):
+        if not device.has_fp64 and (result == D.float64 or compute == D.float64 or
+                                    result == D.complex128 or compute == D.complex128):
             return None
         na = fusion.cast(a._as_node(), compute)
         nb = fusion.cast(b._as_node(), compute)
@@ -524,7 +524,8 @@ def _binary_fast(row, a, b):
     device = arr._device
     dtype = D.scalar_result(arr._dtype, value, device)
     compute, result = _resolve_cached(row, dtype, device)
-    if not device.has_fp64 and (result == D.float64 or compute == D.float64):
+    if not device.has_fp64 and (result == D.float64 or compute == D.float64 or
+                                result == D.complex128 or compute == D.complex128):
         return None
     if type(value) is int and compute.kind in "iu":
         D.check_int_range(value, compute)
@@ -584,7 +585,7 @@ def _check_device_dtype(what, device, *dtypes):
     if device.has_fp64:
         return
     for d in dtypes:
-        if d == D.float64:
+        if d == D.float64 or d == D.complex128:
             raise UnsupportedError(f"{what}: {device.filter_string} has no float64 support; "
                                    "use float32")
 
@@ -708,8 +709,6 @@ def _infer_host(obj, dtype, device):
     dpk dtype: bool, the default integer, the default float of `device` unless `dtype`."""
     if dtype is not None:
         dtype = D.normalize(dtype)
-    if isinstance(obj, complex) or (isinstance(obj, np.ndarray) and obj.dtype.kind == "c"):
-        raise UnsupportedError("asarray(): complex data is not supported by dpk arrays yet")
     if isinstance(obj, builtins.bool) or (isinstance(obj, int) and dtype is None):
         if not isinstance(obj, builtins.bool) and not -(1 << 63) <= obj < (1 << 63):
             raise OverflowError(f"asarray(): Python integer {obj} does not fit in int64")
@@ -721,19 +720,19 @@ def _infer_host(obj, dtype, device):
     if dtype is None:
         if host.dtype == np.float64 and not _has_float_input_dtype(obj):
             host = host.astype(D.default_float(device), copy=False)
-        elif host.dtype.kind == "c":
-            raise UnsupportedError("asarray(): complex data is not supported by dpk arrays yet")
+        elif host.dtype == np.complex128 and not _has_float_input_dtype(obj):
+            host = host.astype(D.default_complex(device), copy=False)
         elif host.dtype.kind in "US":
             raise DTypeError(f"asarray(): strings are not array data ({host.dtype})")
         elif host.dtype == object:
             raise DTypeError("asarray(): could not make a numeric array of this object")
-    if not supported_dtype(host.dtype):
+    if not (supported_dtype(host.dtype) or host.dtype in D.COMPLEX):
         raise UnsupportedError(f"asarray(): dtype {host.dtype} is not supported by dpk arrays")
     return host
 
 
 def _has_float_input_dtype(obj):
-    return isinstance(obj, (np.ndarray, np.generic)) and obj.dtype == np.float64
+    return isinstance(obj, (np.ndarray, np.generic)) and obj.dtype in (np.float64, np.complex128)
 
 
 def asarray(obj, /, dtype=None, device=None, copy=None) -> Array:
@@ -773,7 +772,7 @@ def asarray(obj, /, dtype=None, device=None, copy=None) -> Array:
         base = Buffer(target, host.nbytes, ptr=host.ctypes.data, owner=host,
                       read_only=not host.flags.writeable)
         return Array._view(base, 0, host.shape, strides, D.normalize(host.dtype)
-                           if host.dtype in D.ALL else host.dtype, target)
+                           if host.dtype in D.ALL_TYPES else host.dtype, target)
     host = np.asarray(host, order="C")  # keeps 0-D arrays 0-D
     arr = Array(host.shape, host.dtype, target)
     arr._copy_from_host(host)
@@ -829,8 +828,6 @@ def full(shape, fill_value, dtype=None, device=None) -> Array:
         if fill_value.ndim:
             raise ShapeError("full(): fill_value must be a scalar or a 0-D array")
         fill_value = fill_value._scalar("full")
-    if isinstance(fill_value, complex):
-        raise UnsupportedError("full(): complex fill values are not supported yet")
     if dtype is None:
         dtype = D.scalar_dtype(fill_value if not isinstance(fill_value, np.generic)
                                else fill_value.item(), target)

@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from .._errors import DTypeError, ShapeError, UnsupportedError
+from .._errors import DTypeError, ShapeError
 from . import dtypes as D
 from . import fusion
 from .array_object import (Array, _check_device_dtype, _target, asarray, empty, from_dlpack,
@@ -99,29 +99,37 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     """num evenly spaced values from start to stop (stop included with endpoint)."""
     start, stop = _number(start, "linspace"), _number(stop, "linspace")
-    if isinstance(start, complex) or isinstance(stop, complex):
-        raise UnsupportedError("linspace(): complex values are not supported yet")
+    is_c = isinstance(start, complex) or isinstance(stop, complex)
     num = operator.index(num)
     if num < 0:
         raise ValueError("linspace(): num must be non-negative")
     target = _target(device)
-    dtype = D.default_float(target) if dtype is None else D.normalize(dtype)
-    if dtype.kind != "f":
+    if dtype is None:
+        dtype = D.default_complex(target) if is_c else D.default_float(target)
+    else:
+        dtype = D.normalize(dtype)
+    if dtype.kind not in "fc":
         raise DTypeError("linspace(): dtype must be a floating-point type")
+    if is_c and dtype.kind != "c":
+        raise DTypeError("linspace(): complex start or stop needs a complex dtype")
     arr = Array((num,), dtype, target)
     if num:
         div = (num - 1) if endpoint else num
-        compute = D.float64 if target.has_fp64 else dtype
+        compute = D.float64 if target.has_fp64 else D.component(dtype)
+        if dtype.kind == "c":
+            compute = D.complex_of(compute)
+            start, stop = complex(start), complex(stop)
         step = (stop - start) / div if div else 0.0
         i = fusion.cast(fusion.iota((num,), (1,), target), compute)
+        conv = complex if compute.kind == "c" else float
         values = fusion.apply("add", [fusion.apply("multiply", [i, fusion.scalar(
-            float(step), compute, target)], compute, (num,)),
-            fusion.scalar(float(start), compute, target)], compute, (num,))
+            conv(step), compute, target)], compute, (num,)),
+            fusion.scalar(conv(start), compute, target)], compute, (num,))
         if endpoint and num > 1:
             last = fusion.apply("equal", [fusion.iota((num,), (1,), target),
                                           fusion.scalar(num - 1, D.int64, target)],
                                 D.bool, (num,))
-            values = fusion.apply("where", [last, fusion.scalar(float(stop), compute, target),
+            values = fusion.apply("where", [last, fusion.scalar(conv(stop), compute, target),
                                             values], compute, (num,))
         fusion.run(fusion.cast(values, dtype), arr._base, 0, (num,), (1,), dtype)
     return arr

@@ -21,6 +21,10 @@ def astype(x, dtype, /, *, copy=True, device=None):
         x = x.to_device(device)
     if dtype == x.dtype:
         return x.copy() if copy else x
+    if x.dtype.kind == "c" and dtype.kind not in "cb":
+        raise DTypeError(f"astype(): casting complex {D.name(x.dtype)} to {D.name(dtype)} would "
+                         "drop the imaginary part (the standard does not permit it); use "
+                         "real(x) or abs(x)")
     return astype_array(x, dtype)
 
 
@@ -34,7 +38,7 @@ def can_cast(from_, to, /):
 def finfo(type, /):  # noqa: A002 - the standard's name
     """Machine limits of a floating-point dtype (or of an array's dtype)."""
     dtype = D.normalize(type.dtype if isinstance(type, Array) else type)
-    if dtype.kind != "f":
+    if dtype.kind not in "fc":
         raise DTypeError(f"finfo() needs a floating-point dtype, not {D.name(dtype)}")
     return D.finfo_object(dtype)
 

@@ -2,7 +2,8 @@
 
 dpk's dtype objects are NumPy dtypes (``dpk.float32 == numpy.dtype("float32")``), so they print,
 compare and hash as NumPy's do and NumPy arrays convert without a table. Supported: bool,
-int8-int64, uint8-uint64, float32, float64. Complex types are not supported yet (docs/arrays.md).
+int8-int64, uint8-uint64, float32, float64, complex64, complex128 (complex values are pairs of
+real IR values in generated kernels: complex_ops.py).
 
 Promotion between arrays follows the standard's table; the combinations the standard leaves
 unspecified (signed with unsigned 64-bit, integers with floats, bool with numbers) follow
@@ -31,13 +32,20 @@ uint32 = np.dtype(np.uint32)
 uint64 = np.dtype(np.uint64)
 float32 = np.dtype(np.float32)
 float64 = np.dtype(np.float64)
+complex64 = np.dtype(np.complex64)
+complex128 = np.dtype(np.complex128)
 
 SIGNED = (int8, int16, int32, int64)
 UNSIGNED = (uint8, uint16, uint32, uint64)
 INTEGER = SIGNED + UNSIGNED
 FLOATING = (float32, float64)
-NUMERIC = INTEGER + FLOATING
-ALL = (bool,) + NUMERIC
+COMPLEX = (complex64, complex128)
+REAL_NUMERIC = INTEGER + FLOATING
+NUMERIC = REAL_NUMERIC + COMPLEX
+# The real types: every dpk kernel path (primitives, @dpk.vectorize, kernels) takes these.
+ALL = (bool,) + REAL_NUMERIC
+# The array namespace's types: the real ones and the complex ones.
+ALL_TYPES = ALL + COMPLEX
 
 DEFAULT_INT = int64
 DEFAULT_INDEX = int64
@@ -48,13 +56,14 @@ CATEGORIES = {
     "integer": INTEGER,
     "integer or boolean": INTEGER + (bool,),
     "numeric": NUMERIC,
-    "real numeric": NUMERIC,
-    "floating-point": FLOATING,
+    "real numeric": REAL_NUMERIC,
+    "floating-point": FLOATING + COMPLEX,
     "real floating-point": FLOATING,
-    "any": ALL,
+    "complex floating-point": COMPLEX,
+    "any": ALL_TYPES,
 }
 
-_NAMES = {d: d.name for d in ALL}
+_NAMES = {d: d.name for d in ALL_TYPES}
 _NAMES[bool] = "bool"
 
 # isdtype's kinds
@@ -64,7 +73,7 @@ _KINDS = {
     "unsigned integer": UNSIGNED,
     "integral": INTEGER,
     "real floating": FLOATING,
-    "complex floating": (),
+    "complex floating": COMPLEX,
     "numeric": NUMERIC,
 }
 
@@ -81,16 +90,13 @@ def normalize(dtype, what="dtype"):
         d = np.dtype(dtype)
     except TypeError:
         raise TypeError(f"{what} {dtype!r} is not a data type") from None
-    if d.kind == "c":
-        raise UnsupportedError(f"{what} {d.name}: complex data types are not supported by dpk "
-                               "arrays yet")
     if d.isnative and d in _NAMES:
         return _NAMES_CANON[d]
     raise UnsupportedError(f"{what} {d} is not supported by dpk arrays (supported: "
-                           f"{', '.join(name(x) for x in ALL)})")
+                           f"{', '.join(name(x) for x in ALL_TYPES)})")
 
 
-_NAMES_CANON = {d: d for d in ALL}
+_NAMES_CANON = {d: d for d in ALL_TYPES}
 
 
 def in_category(dtype, category) -> builtins.bool:
@@ -125,8 +131,38 @@ def default_float(device=None):
     return float64
 
 
+def default_complex(device=None):
+    """complex128, or complex64 on a device without fp64."""
+    if device is not None and not device.has_fp64:
+        return complex64
+    return complex128
+
+
+_COMPONENT = {complex64: float32, complex128: float64}
+_COMPLEX_OF = {float32: complex64, float64: complex128}
+
+
+def component(dtype):
+    """The real type of a complex type's components (complex64 -> float32); real types map to
+    themselves."""
+    return _COMPONENT.get(dtype, dtype)
+
+
+def complex_of(dtype, device=None):
+    """The complex type whose components are `dtype` (float32 -> complex64; other real types
+    -> the default complex type)."""
+    if dtype.kind == "c":
+        return dtype
+    return _COMPLEX_OF.get(dtype) or default_complex(device)
+
+
+def is_complex(dtype) -> builtins.bool:
+    return dtype.kind == "c"
+
+
 def is_python_scalar(value) -> builtins.bool:
-    return isinstance(value, (builtins.bool, int, float)) and not isinstance(value, np.generic)
+    return isinstance(value, (builtins.bool, int, float, complex)) and \
+        not isinstance(value, np.generic)
 
 
 def scalar_result(array_dtype, value, device=None):
@@ -140,11 +176,15 @@ def scalar_result(array_dtype, value, device=None):
             check_int_range(value, array_dtype)
         return array_dtype
     if isinstance(value, float):
-        if array_dtype.kind == "f":
+        if array_dtype.kind in "fc":
             return array_dtype
         return default_float(device)
     if isinstance(value, complex):
-        raise UnsupportedError("complex scalars are not supported by dpk arrays yet")
+        if array_dtype.kind == "c":
+            return array_dtype
+        if array_dtype.kind == "f":
+            return complex_of(array_dtype)
+        return default_complex(device)
     raise TypeError(f"{type(value).__name__} is not an array or a Python scalar")
 
 
@@ -166,16 +206,19 @@ def scalar_dtype(value, device=None):
     if isinstance(value, float):
         return default_float(device)
     if isinstance(value, complex):
-        raise UnsupportedError("complex scalars are not supported by dpk arrays yet")
+        return default_complex(device)
     raise TypeError(f"{type(value).__name__} is not a Python scalar")
 
 
 # ---- data type functions' objects -----------------------------------------------------------
 
 class finfo_object:
-    """``dpk.finfo(float32)``: bits, eps, max, min, smallest_normal (Python floats), dtype."""
+    """``dpk.finfo(float32)``: bits, eps, max, min, smallest_normal (Python floats), dtype.
+    For a complex type they describe its real components (bits of one component, dtype the
+    real type), as the standard says."""
 
     def __init__(self, dtype):
+        dtype = component(dtype)
         info = np.finfo(dtype)
         self.bits = int(info.bits)
         self.eps = float(info.eps)
@@ -231,7 +274,13 @@ def representable(value, dtype) -> builtins.bool:
         info = np.iinfo(dtype)
         return info.min <= value <= info.max
     if dtype.kind == "f":
+        if isinstance(value, complex):
+            return False
         if isinstance(value, float) and (math.isinf(value) or math.isnan(value)):
             return True
         return abs(float(value)) <= np.finfo(dtype).max
+    if dtype.kind == "c":
+        value = complex(value)
+        return all(math.isinf(v) or math.isnan(v) or abs(v) <= np.finfo(component(dtype)).max
+                   for v in (value.real, value.imag))
     return True

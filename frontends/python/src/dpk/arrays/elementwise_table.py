@@ -111,8 +111,8 @@ def resolve(row, dtype, device=None):
     cat = row.category
     if cat == "logical":
         return D.bool, D.bool
-    if cat == "floating-point" or cat == "real floating-point":
-        if dtype.kind != "f":
+    if cat == "floating-point" or (cat == "real floating-point" and dtype.kind != "c"):
+        if dtype.kind not in "fc":
             dtype = D.default_float(device)
         return dtype, (D.bool if row.result == "bool" else dtype)
     if dtype not in D.CATEGORIES[cat]:
@@ -120,9 +120,17 @@ def resolve(row, dtype, device=None):
                         f"{D.name(dtype)}")
     if row.result == "bool":
         return dtype, D.bool
+    if dtype.kind == "c":
+        if row.name in _REAL_OF_COMPLEX:
+            return dtype, D.component(dtype)
+        return dtype, dtype
     if row.result == "float" and dtype.kind != "f":
         dtype = D.default_float(device)
     return dtype, dtype
+
+
+# Rows whose result is real for complex operands.
+_REAL_OF_COMPLEX = ("abs", "real", "imag")
 
 
 def _article(category):

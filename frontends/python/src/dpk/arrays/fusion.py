@@ -30,9 +30,9 @@ import weakref
 
 import numpy as np
 
-from .._ir import builder as B
 from .._ir import scalar_ops
 from .._runtime import diagnostics
+from . import complex_ops as C
 from . import dtypes as D
 from . import generated as G
 from .memory import Buffer, broadcast_strides, c_strides, collapse, size_of
@@ -136,15 +136,30 @@ def _carrier(value, dtype):
 
 
 def scalar(value, dtype, device):
+    if dtype.kind == "c":
+        # a complex scalar is the pair of its real parameters (op "complex")
+        value = complex(value)
+        comp = D.component(dtype)
+        return Node("complex", [scalar(value.real, comp, device),
+                                scalar(value.imag, comp, device)], dtype, (), device)
     node = Node("scalar", (), dtype, (), device)
     node.carrier, node.value = _carrier(value, dtype)
     return node
+
+
+def make_complex(re, im, dtype):
+    """The complex node re + i im (re, im: nodes of one shape, converted to dtype's parts)."""
+    comp = D.component(dtype)
+    return apply("complex", [cast(re, comp), cast(im, comp)], dtype, re.shape)
 
 
 def cast(node, dtype):
     if node.dtype == dtype:
         return node
     if node.op == "scalar":
+        if dtype.kind == "c":
+            return apply("complex", [cast(node, D.component(dtype)),
+                                     scalar(0.0, D.component(dtype), node.device)], dtype, ())
         out = Node("scalar", (), dtype, (), node.device)
         out.carrier, out.value = node.carrier, node.value
         return out
@@ -313,7 +328,12 @@ class Plan:
             elif tag == "cast":
                 dtype = np.dtype(entry[1])
                 src = entry[2]
-                values.append(B.convert(b, values[src], dtypes[src], dtype))
+                values.append(C.convert(b, values[src], dtypes[src], dtype))
+            elif tag == "complex":
+                dtype = np.dtype(entry[1])
+                comp = D.component(dtype)
+                values.append((C.convert(b, values[entry[2]], dtypes[entry[2]], comp),
+                               C.convert(b, values[entry[3]], dtypes[entry[3]], comp)))
             elif tag in EXTERNAL_OPS:
                 dtype = np.dtype(entry[1])
                 kids = entry[2:]
@@ -323,8 +343,8 @@ class Plan:
                 dtype = np.dtype(entry[1])
                 kids = entry[2:]
                 operand_dtype = dtypes[kids[-1]]
-                values.append(scalar_ops.EMITTERS[tag](b, operand_dtype,
-                                                       *[values[k] for k in kids]))
+                table = C.EMITTERS if operand_dtype.kind == "c" else scalar_ops.EMITTERS
+                values.append(table[tag](b, operand_dtype, *[values[k] for k in kids]))
             dtypes.append(dtype)
         return values[self.root], dtypes[self.root]
 
@@ -336,15 +356,36 @@ def leaf_args(plan, device):
 
 
 def leaf_views(kb, plan):
-    """Declares a view parameter per leaf with memory; None for iota leaves."""
-    return [kb.view(lf.dtype, "in") if lf.op != "iota" else None for lf in plan.leaves]
+    """Declares a view parameter per leaf with memory; None for iota leaves. A complex leaf is
+    a view of its component type (element i: components 2i and 2i+1)."""
+    return [kb.view(D.component(lf.dtype), "in") if lf.op != "iota" else None
+            for lf in plan.leaves]
 
 
 def load_leaf_at(kb, view, dtype, offset):
-    """Leaf value at `offset`: a load, or for an iota leaf the offset itself."""
+    """Leaf value at `offset`: a load (a pair for a complex leaf), or for an iota leaf the
+    offset itself."""
     if view is None:
         return offset
+    if dtype.kind == "c":
+        return load_complex(kb, view, offset)
     return kb.load(kb.ptr(view), offset)
+
+
+def load_complex(kb, view, offset):
+    """(re, im) of complex element `offset` of a view declared with the component type."""
+    two = kb.op("Add", offset, offset)
+    return (kb.load(kb.ptr(view), two), kb.load(kb.ptr(view), kb.op("Add", two, kb.i64(1))))
+
+
+def store_value(kb, view, dtype, offset, value):
+    """Stores `value` (a pair for a complex dtype) at element `offset` of `view`."""
+    if dtype.kind == "c":
+        two = kb.op("Add", offset, offset)
+        kb.store(kb.ptr(view), two, value[0])
+        kb.store(kb.ptr(view), kb.op("Add", two, kb.i64(1)), value[1])
+    else:
+        kb.store(kb.ptr(view), offset, value)
 
 
 def _sig(strides):
@@ -523,7 +564,7 @@ def kernel_name(prefix, ops):
 
 def _build_elementwise(plan, out_dtype, sigs, space):
     kb = G.KernelBuilder(kernel_name("ew", plan.ops))
-    views = [kb.view(out_dtype, "out")]
+    views = [kb.view(D.component(out_dtype), "out")]
     views += leaf_views(kb, plan)
     scalar_params = [kb.carrier(s.carrier) for s in plan.scalars]
     space.declare(kb)
@@ -536,6 +577,6 @@ def _build_elementwise(plan, out_dtype, sigs, space):
         return load_leaf_at(kb, views[i + 1], dtype, off)
 
     value, dtype = plan.emit(kb, load_leaf, lambda i: scalar_params[i])
-    value = B.convert(kb.b, value, dtype, out_dtype)
-    kb.store(kb.ptr(views[0]), offset_value(kb, idx, sigs[0], stride_params[0]), value)
+    value = C.convert(kb.b, value, dtype, out_dtype)
+    store_value(kb, views[0], out_dtype, offset_value(kb, idx, sigs[0], stride_params[0]), value)
     return kb.finish()

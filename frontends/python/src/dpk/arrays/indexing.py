@@ -204,7 +204,29 @@ def _run_indexed(mode, x, offset, rshape, src_strides, operands, out_view, value
     bounds check ("check") kernel over the result shape; raises BoundsError when an index is
     out of bounds (the check runs before a scatter, so nothing is written then)."""
     device = x._device
-    if mode == "scatter":
+    if x._dtype.kind == "c":
+        # complex: the same kernel on the real and on the imaginary components (real views
+        # with doubled strides; a value node split by real()/imag())
+        comp = D.component(x._dtype)
+        if mode == "scatter":
+            _run_indexed("check", x, offset, rshape, src_strides, operands, None, None)
+        for part in (0, 1):
+            xp = type(x)._view(x._base, 2 * x._offset + part, x._shape,
+                               tuple(2 * s for s in x._strides), comp, device)
+            ov = None
+            if out_view is not None:
+                ov = (out_view[0], 2 * out_view[1] + part, [2 * s for s in out_view[2]])
+            vn = None
+            if value_node is not None:
+                vn = fusion.apply("real" if part == 0 else "imag", [value_node], comp,
+                                  value_node.shape)
+            _run_indexed("check_done" if mode == "scatter" else mode, xp, 2 * offset + part,
+                         rshape, [2 * s for s in src_strides],
+                         [(a, st, n, 2 * s) for a, st, n, s in operands], ov, vn)
+        return
+    if mode == "check_done":
+        mode = "scatter"
+    elif mode == "scatter":
         _run_indexed("check", x, offset, rshape, src_strides, operands, None, None)
     flag = Buffer(device, 4)
     device.queue.fill(flag.ptr, b"\0", 4).wait()
@@ -350,11 +372,12 @@ def _value_node(x, value, Array, asarray, what):
                              f"{D.name(x._dtype)} array")
         if x._dtype.kind in "iu" and not isinstance(v, bool):
             D.check_int_range(int(v), x._dtype)
+        if isinstance(v, complex) and x._dtype.kind != "c":
+            raise DTypeError(f"{what}: a complex value cannot be stored into a "
+                             f"{D.name(x._dtype)} array")
         if x._dtype.kind == "b" and not isinstance(v, (bool, np.bool_)):
             raise DTypeError(f"{what}: only bool values can be stored into a bool array")
         return fusion.scalar(v, x._dtype, x._device)
-    if isinstance(value, complex):
-        raise DTypeError(f"{what}: complex values are not supported")
     arr = asarray(value, device=x.device)
     return fusion.cast(arr._as_node(), x._dtype)
 

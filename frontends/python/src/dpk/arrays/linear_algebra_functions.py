@@ -49,6 +49,8 @@ def matmul(x1, x2, /):
         raise ShapeError(f"matmul(): shapes {x1.shape} and {x2.shape} do not align "
                          f"({K} != {K2})")
     batch = broadcast_shapes("matmul()", a.shape[:-2], b.shape[:-2])
+    if dtype.kind == "c":
+        return _complex_matmul(x1, x2, dtype)
     a._materialize()
     b._materialize()
 
@@ -73,6 +75,22 @@ def matmul(x1, x2, /):
     return result
 
 
+def _complex_matmul(x1, x2, dtype):
+    """(ar + i ai)(br + i bi) as four real matmuls of the parts (each part materialized
+    contiguous, so the real kernels' fast paths apply)."""
+    comp = D.component(dtype)
+
+    def part(x, name):
+        node = fusion.cast(x._as_node(), dtype)
+        return Array._lazy(fusion.apply(name, [node], comp, node.shape))
+
+    ar, ai = part(x1, "real"), part(x1, "imag")
+    br, bi = part(x2, "real"), part(x2, "imag")
+    re = matmul(ar, br) - matmul(ai, bi)
+    im = matmul(ar, bi) + matmul(ai, br)
+    return Array._lazy(fusion.make_complex(re._as_node(), im._as_node(), dtype))
+
+
 def matrix_transpose(x, /):
     if not isinstance(x, Array):
         raise TypeError("matrix_transpose() takes a dpk array")
@@ -94,8 +112,10 @@ def vecdot(x1, x2, /, *, axis=-1):
         if x.ndim < -axis or x.shape[axis] != shape[axis]:
             raise ShapeError(f"vecdot(): shapes {x1.shape} and {x2.shape} differ along axis "
                              f"{axis}")
-    prod = fusion.apply("multiply", [fusion.cast(x1._as_node(), dtype),
-                                     fusion.cast(x2._as_node(), dtype)], dtype, shape)
+    first = fusion.cast(x1._as_node(), dtype)
+    if dtype.kind == "c":  # the standard's vecdot conjugates x1
+        first = fusion.apply("conj", [first], dtype, first.shape)
+    prod = fusion.apply("multiply", [first, fusion.cast(x2._as_node(), dtype)], dtype, shape)
     return run_reduction(Operand(shape, device), "sum", (len(shape) + axis,), False, dtype,
                          node=prod)
 

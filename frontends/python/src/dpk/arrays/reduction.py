@@ -43,8 +43,9 @@ class ReduceOp:
     """A reduction: accumulator dtypes, identity, how an input element becomes an accumulator
     (``lift``), how two accumulators combine, and which component is the result."""
 
-    def __init__(self, name, acc_dtypes, identity, combine, lift=None, result=0):
+    def __init__(self, name, acc_dtypes, identity, combine, lift=None, result=0, pair=None):
         self.name = name
+        self.pair = pair                  # complex dtype: the two components form the result
         self.acc_dtypes = acc_dtypes      # tuple of dtypes
         self.identity = identity          # tuple of Python values
         self.combine = combine            # (kb, a: tuple, b: tuple) -> tuple
@@ -61,6 +62,14 @@ def _binop(kind):
 def make_op(name, acc_dtype):
     """The ReduceOp `name` accumulating in acc_dtype."""
     acc = acc_dtype
+    if acc.kind == "c" and name == "sum":
+        # complex sum: two real accumulators (re, im), written interleaved as the result
+        comp = D.component(acc)
+        add = scalar_ops.EMITTERS["add"]
+        return ReduceOp("csum", (comp, comp), (0.0, 0.0),
+                        lambda kb, a, b: (add(kb.b, comp, a[0], b[0]),
+                                          add(kb.b, comp, a[1], b[1])),
+                        lambda kb, values, r: tuple(values[0]), pair=acc)
     if name in ("sum", "prod"):
         kind = "add" if name == "sum" else "multiply"
         ident = 0 if name == "sum" else 1
@@ -187,7 +196,7 @@ def reduce(op, node, axes, device):
     plan = fusion.Plan(node)
     geo = Geometry(node.shape, axes, plan.leaves)
     M, L = geo.M, geo.L
-    res_dtype = op.acc_dtypes[op.result]
+    res_dtype = op.pair or op.acc_dtypes[op.result]
     out = Buffer(device, max(M, 0) * res_dtype.itemsize)
     if M == 0:
         return out
@@ -297,7 +306,7 @@ def _build(op, plan, geo, wg, final, partial_input, space, exact, tree):
     name = fusion.kernel_name("reduce_" + op.name, getattr(plan, "ops", []))
     kb = G.KernelBuilder(name)
     if final:
-        out_views = [kb.view(op.acc_dtypes[op.result], "out")]
+        out_views = [kb.view(op.acc_dtypes[op.result], "out")]  # pair: the component type
     else:
         out_views = [kb.view(d, "part") for d in op.acc_dtypes]
     leaf_views = fusion.leaf_views(kb, plan)
@@ -439,7 +448,9 @@ def _build(op, plan, geo, wg, final, partial_input, space, exact, tree):
 
 
 def _write(kb, op, out_views, index, acc, final):
-    if final:
+    if final and op.pair is not None:
+        fusion.store_value(kb, out_views[0], op.pair, index, (acc[0], acc[1]))
+    elif final:
         kb.store(kb.ptr(out_views[0]), index, acc[op.result])
     else:
         for v, a in zip(out_views, acc):

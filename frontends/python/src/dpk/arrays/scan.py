@@ -89,8 +89,41 @@ def cumulative(x, op, axis, dtype, include_initial, what, Array):
         offset = 0
     if size_of(shape) == 0:
         return result
+    if dtype.kind == "c" and op != "sum":
+        _complex_product_scan(x, node, axis, dtype, out, offset, out_strides, shape, Array)
+        return result
+    if dtype.kind == "c":
+        # the sum of complex numbers: the real and imaginary parts scanned separately, each
+        # into its components of the result
+        comp = D.component(dtype)
+        for part, name in ((0, "real"), (1, "imag")):
+            pnode = fusion.apply(name, [node], comp, node.shape)
+            scan_into(pnode, op, axis, comp, out, 2 * offset + part,
+                      [2 * s for s in out_strides], x.device)
+        return result
     scan_into(node, op, axis, dtype, out, offset, out_strides, x.device)
     return result
+
+
+def _complex_product_scan(x, node, axis, dtype, out, offset, out_strides, shape, Array):
+    """cumulative_prod of complex numbers (their product does not split into parts): a
+    doubling scan (Hillis-Steele) of complex multiplications along the axis, log2(n)
+    elementwise passes, written into the result's view."""
+    cur = Array._lazy(fusion.apply("positive", [node], dtype, node.shape))._materialize()
+    n = shape[axis]
+    d = 1
+    while d < n:
+        tail = [slice(None)] * len(shape)
+        prev = [slice(None)] * len(shape)
+        tail[axis] = slice(d, n)
+        prev[axis] = slice(0, n - d)
+        step = cur[tuple(tail)] * cur[tuple(prev)]
+        nxt = cur.copy()  # the first d stay; the rest take the product with d back
+        nxt[tuple(tail)] = step
+        cur = nxt
+        d *= 2
+    cur._materialize()
+    fusion.run(cur._as_node(), out, offset, shape, out_strides, dtype)
 
 
 GROUP_SCANS = None  # None: work-group scans on non-CPU devices; True/False forces it (tests)
@@ -344,6 +377,8 @@ def nonzero(x, Array):
     device = x.device
     if x.ndim == 0:
         raise ValueError("nonzero() of a 0-D array: use nonzero(atleast_1d(x))")
+    if x.dtype.kind == "c":
+        x = Array._lazy(fusion.cast(x._as_node(), D.bool))._materialize()
     flags = fusion.apply("not_equal", [x._as_node(), fusion.scalar(0, x.dtype, device)],
                          D.bool, x.shape)
     flat_flags = fusion.cast(flags, _I64)

@@ -89,6 +89,9 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         x2 = _scalar_array(x2, x1)
     common_device("searchsorted()", [x1, x2] + ([sorter] if sorter is not None else []))
     dtype = D.promote(x1.dtype, x2.dtype)
+    if dtype.kind == "c":
+        raise DTypeError("searchsorted() needs real-valued data types: complex numbers are not "
+                         "ordered")
     x1c = x1._contiguous()
     x2c = x2._contiguous()
     n = x1.shape[0]

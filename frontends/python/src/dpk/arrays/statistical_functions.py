@@ -17,6 +17,7 @@ from .._errors import DTypeError
 from . import dtypes as D
 from . import fusion, reduction, scan
 from .array_object import Array, full
+from .manipulation_functions import concat, permute_dims, reshape
 from .memory import c_strides
 
 
@@ -59,6 +60,10 @@ def run_reduction(x, op_name, axes, keepdims, acc_dtype, node=None, what=None):
     """Reduces x (or `node` of x's shape) over axes with reduction op `op_name`; an Array of
     the op's result dtype."""
     node = node if node is not None else x._as_node()
+    if node.dtype.kind == "c" and op_name in ("any", "all"):
+        node = fusion.cast(node, D.bool)
+    if acc_dtype.kind == "c" or (node.dtype.kind == "c" and op_name not in ("any", "all")):
+        return _complex_reduction(x, node, op_name, axes, keepdims, acc_dtype, what)
     op = reduction.make_op(op_name, acc_dtype)
     shape = _result_shape(x, axes, keepdims)
     length = 1
@@ -72,6 +77,48 @@ def run_reduction(x, op_name, axes, keepdims, acc_dtype, node=None, what=None):
         return full(shape, op.identity[0], res_dtype, x.device)
     buf = reduction.reduce(op, node, axes, x.device)
     return Array._view(buf, 0, shape, c_strides(shape), res_dtype, x.device)
+
+
+def _complex_reduction(x, node, op_name, axes, keepdims, acc_dtype, what):
+    """sum and prod of complex numbers. sum: one reduction with two real accumulators (real and
+    imaginary part), consuming the producer graph like a real sum. prod: a tree of complex
+    multiplications over halves of the reduced axes (log2(n) elementwise passes)."""
+    what = what or f"{op_name}()"
+    if op_name not in ("sum", "prod"):
+        raise DTypeError(f"{what} needs a real-valued data type, not {D.name(node.dtype)}")
+    if acc_dtype.kind != "c":
+        raise DTypeError(f"{what}: a complex array cannot be reduced into "
+                         f"{D.name(acc_dtype)}; take real() or abs() first")
+    node = fusion.cast(node, acc_dtype)
+    shape = _result_shape(x, axes, keepdims)
+    if op_name == "sum":
+        length = 1
+        for a in axes:
+            length *= x.shape[a]
+        if length == 0:
+            return full(shape, 0, acc_dtype, x.device)
+        buf = reduction.reduce(reduction.make_op("sum", acc_dtype), node, axes, x.device)
+        return Array._view(buf, 0, shape, c_strides(shape), acc_dtype, x.device)
+    # prod: move the reduced axes last, flatten them, multiply halves until one is left
+    xs = Array._lazy(fusion.apply("positive", [node], acc_dtype, node.shape)) \
+        if node.op != "leaf" else Array._view(node.buffer, node.offset, node.shape,
+                                              node.strides, acc_dtype, node.device)
+    kept = [d for d in range(len(node.shape)) if d not in axes]
+    length = 1
+    for a in axes:
+        length *= node.shape[a]
+    outer = 1
+    for d in kept:
+        outer *= node.shape[d]
+    if length == 0:
+        return full(shape, 1, acc_dtype, x.device)
+    cur = reshape(permute_dims(xs, tuple(kept) + tuple(axes)), (outer, length))
+    while cur.shape[1] > 1:
+        n = cur.shape[1]
+        h = n // 2
+        prod = cur[:, :h] * cur[:, h:2 * h]
+        cur = concat([prod, cur[:, 2 * h:]], axis=1) if n % 2 else prod
+    return reshape(cur, shape)
 
 
 def _check(x, what):
@@ -118,7 +165,7 @@ max = _minmax("max")  # noqa: A001
 
 
 def _float_input(x, what):
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fc":
         return x.dtype
     if x.dtype.kind == "b":
         raise DTypeError(f"{what} needs a floating-point data type, not bool")
@@ -165,12 +212,17 @@ def _var(x, axis, correction, keepdims, what):
     count = _count(x, axes)
     xnode = fusion.cast(x._as_node(), dtype)
     mu = mean(x, axis=axes, keepdims=True) if count else None
+    if dtype.kind == "c":  # NumPy's definition: the mean of |x - mean|^2 (a real result)
+        dtype = D.component(dtype)
     if mu is not None:
         mu._materialize()
-        dev = fusion.apply("subtract", [xnode, mu._as_node()], dtype, x.shape)
+        dev = fusion.apply("subtract", [xnode, mu._as_node()], xnode.dtype, x.shape)
+        if xnode.dtype.kind == "c":
+            dev = fusion.apply("abs", [dev], dtype, x.shape)
         sq = fusion.apply("square", [dev], dtype, x.shape)
     else:
-        sq = xnode
+        sq = fusion.cast(xnode, dtype) if xnode.dtype.kind != "c" else \
+            fusion.apply("abs", [xnode], dtype, x.shape)
     total = run_reduction(x, "sum", axes, keepdims, dtype, node=sq)
     denominator = builtins.max(count - correction, 0.0)
     if count == 0:
