@@ -18,6 +18,10 @@ for target in dpk_cuda_baselines dpk_cuda_capi_bench; do
 done
 cp -a "$build"/lib/libdpk*.so* "$stage/lib/"  # libdpk, libdpk-ls (the dpk-ls tool), bench baselines
 cp -a "$build"/lib/dpk/plugins/*.so "$stage/lib/dpk/plugins/"
+# The CUDA backend tests' kernels (nvcc's PTX; device-run.sh points DPK_TEST_PTX_DIR here).
+if compgen -G "$build/tests/backends/cuda/ptx/*.ptx" > /dev/null; then
+  mkdir -p "$stage/ptx" && cp -a "$build"/tests/backends/cuda/ptx/*.ptx "$stage/ptx/"
+fi
 # Test plugins only where they were built (a build folder of selected targets may have the
 # folder but none of them).
 if compgen -G "$build/lib/dpk/testplugins/*.so" > /dev/null; then

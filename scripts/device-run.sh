@@ -13,6 +13,7 @@ mkdir -p "$final"
 trap 'tar -C "$out" -czf "$final/device-run.tgz" .' EXIT
 eval "$("$here/.devcarry/pack/device-unpack.sh")"
 export NCCL_NVLS_ENABLE=0
+[ -d /opt/dpk/ptx ] && export DPK_TEST_PTX_DIR=/opt/dpk/ptx  # the CUDA backend tests' kernels
 # PoCL 5.0 there is linked with LLVM 16 and crashes inside LLVM 16's pass manager when loaded
 # into a process that already holds dpk's LLVM 15 (docs/gpu-machine.md has the backtrace), so
 # the programs that load both leave PoCL out there. dpk-ls still lists it.

@@ -3,8 +3,11 @@
 // memory form are known values, and struct_size bounds what is written (docs/extensions.md).
 #include "PluginAbi.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace dpk::plugin_abi {
 namespace {
@@ -96,6 +99,58 @@ TEST_P(PluginAbiDevice, NativeQueueWritesNoMoreThanStructSize) {
     const auto *tail = reinterpret_cast<const unsigned char *>(&shorter) + shortSize;
     for (size_t i = 0; i < sizeof shorter - shortSize; ++i)
       ASSERT_EQ(tail[i], 0x5A) << "byte " << shortSize + i << " written past struct_size";
+  });
+}
+
+// queue_create_from_native: CUDA adopts a stream of its context (here another queue's, as it
+// would CuPy's): commands on the two plugin queues run in the stream's order, and releasing the
+// adopted queue leaves the stream working. Every other backend answers DPK_ERROR_UNSUPPORTED.
+TEST_P(PluginAbiDevice, ForeignQueueOverANativeQueue) {
+  forEachDevice([&](const Device &device) {
+    Session session(table(), device);
+    ASSERT_NE(session.queue, nullptr);
+    dpk_native_queue_t native{};
+    native.struct_size = sizeof native;
+    ASSERT_EQ(table().queue_get_native(&native, session.queue), DPK_SUCCESS) << lastError();
+    int placeholder = 0;
+    if (!native.queue)
+      native.queue = &placeholder; // the host has none; the validation layer wants one
+    dpk_pl_queue_t adopted = nullptr;
+    dpk_status_t status = table().queue_create_from_native(&adopted, session.context, &native);
+    if (backend() != "cuda") {
+      EXPECT_EQ(status, DPK_ERROR_UNSUPPORTED) << lastError();
+      EXPECT_NE(std::string(lastError()).find("queue_create_from_native"), std::string::npos)
+          << lastError();
+      return;
+    }
+    ASSERT_EQ(status, DPK_SUCCESS) << lastError();
+    dpk_native_queue_t seen{};
+    seen.struct_size = sizeof seen;
+    ASSERT_EQ(table().queue_get_native(&seen, adopted), DPK_SUCCESS) << lastError();
+    EXPECT_EQ(seen.queue, native.queue);
+
+    constexpr size_t n = 1 << 20;
+    void *buffer = session.alloc(n * sizeof(uint32_t));
+    const uint32_t pattern = 0xC0FFEEu;
+    ASSERT_EQ(table().enqueue_fill(nullptr, adopted, buffer, &pattern, sizeof pattern,
+                                   n * sizeof(uint32_t), 0, nullptr),
+              DPK_SUCCESS)
+        << lastError();
+    std::vector<uint32_t> host(n, 0);
+    // No event between them: the stream orders the copy after the fill.
+    ASSERT_EQ(table().enqueue_copy(nullptr, session.queue, host.data(), buffer,
+                                   n * sizeof(uint32_t), 0, nullptr),
+              DPK_SUCCESS)
+        << lastError();
+    ASSERT_EQ(table().queue_finish(session.queue), DPK_SUCCESS) << lastError();
+    EXPECT_EQ(std::count(host.begin(), host.end(), pattern), static_cast<long>(n));
+    ASSERT_EQ(table().queue_release(adopted), DPK_SUCCESS) << lastError();
+    // Borrowed: the stream is still the first queue's.
+    ASSERT_EQ(table().enqueue_fill(nullptr, session.queue, buffer, &pattern, sizeof pattern, 4, 0,
+                                   nullptr),
+              DPK_SUCCESS)
+        << lastError();
+    EXPECT_EQ(table().queue_finish(session.queue), DPK_SUCCESS) << lastError();
   });
 }
 

@@ -140,7 +140,8 @@ dpk_status_t queueRelease(dpk_pl_queue_t queue) {
 }
 // Kernels run serially on the submitting thread: the host's rule, without an arena.
 dpk_status_t queueCreateFromNative(dpk_pl_queue_t *, dpk_pl_context_t, const dpk_native_queue_t *) {
-  return plugin::fail(DPK_ERROR_UNSUPPORTED, "the fault plugin adopts no native queues");
+  return plugin::fail(DPK_ERROR_UNSUPPORTED,
+                      "queue_create_from_native: the fault plugin adopts no native queues");
 }
 dpk_status_t queueGetNative(dpk_native_queue_t *out, dpk_pl_queue_t) {
   return plugin::copyNativeQueue(plugin::emptyNativeQueue(DPK_NATIVE_API_HOST,
