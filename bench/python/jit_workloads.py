@@ -175,15 +175,19 @@ def _one_iteration(out):
         out[i] = 1.0
 
 
-def region_overhead_us(calls=10000):
+def region_overhead_us(calls=10000, device="host"):
+    """Per call of a jit function with one 1-iteration region on `device` (NumPy argument):
+    named explicitly, since the policy's default device may be a GPU, where each call would
+    also copy the argument there and back."""
     out = np.zeros(1)
-    _one_iteration(out)
-    best = float("inf")
-    for _ in range(5):
-        t = time.perf_counter()
-        for _ in range(calls):
-            _one_iteration(out)
-        best = min(best, (time.perf_counter() - t) / calls)
+    with dpk.device_context(device):
+        _one_iteration(out)
+        best = float("inf")
+        for _ in range(5):
+            t = time.perf_counter()
+            for _ in range(calls):
+                _one_iteration(out)
+            best = min(best, (time.perf_counter() - t) / calls)
     return best * 1e6
 
 
