@@ -29,7 +29,7 @@ from .._ir.types import supported_dtype
 from .._ir.values import IndexSpace, ViewArray
 from ..arrays import fusion as _fusion
 from ..arrays.array_object import Array, asnumpy, devices_of
-from ..arrays.reduction import _target_parallelism, _workgroup_size, make_op
+from ..arrays.reduction import _workgroup_size, make_op
 from ..kernels.compiler.driver import CompileContext
 from ..kernels.compiler.source import function_source
 from ..kernels.dispatcher import KernelDispatcher
@@ -353,7 +353,11 @@ class RegionRunner:
             # a plain tuple is a Range launch on the launch fast path
             kargs += live
             return counts, kargs, (), (), {"shape": "map", "counts": counts}
-        groups = max(1, min(-(-total // wg), _target_parallelism(device)[0]))
+        # 8 work-groups per compute unit: each group's tree and its partial cost the same
+        # whatever its share, so on a GPU fewer, longer groups beat the array layer's 32 per
+        # compute unit (H100, Monte-Carlo pi over 2^26: 0.61 ms with 32, the hand-written
+        # kernel's 8 took 0.52 ms).
+        groups = max(1, min(-(-total // wg), 8 * max(device.max_compute_units, 1)))
         chunk = -(-total // groups)
         chunk = -(-chunk // wg) * wg
         groups = -(-total // chunk)
