@@ -41,6 +41,23 @@ def test_host_arrays_share_memory_with_numpy(host):
     assert via_dlpack[1] == 42 and a.__dlpack_device__() == (1, 0)
 
 
+def test_host_wrap_without_copy_takes_any_whole_element_strides(host):
+    # Negative strides reach below the first element's address; the wrap must cover them.
+    r = np.arange(10.0)[::-2]
+    d = dpk.asarray(r, device="host", copy=False)
+    np.testing.assert_array_equal(d.asnumpy(), r)
+    d[0] = 100.0
+    assert r[0] == 100.0  # the caller's memory
+    np.testing.assert_array_equal((d * 2).asnumpy(), r * 2)
+    # A field of a structured array is not a whole number of elements apart: copied, not
+    # wrapped wrongly.
+    s = np.zeros(5, dtype=[("a", "f4"), ("b", "f8")])
+    s["b"] = np.arange(5)
+    with pytest.raises(ValueError, match="not multiples of its element size"):
+        dpk.asarray(s["b"], device="host", copy=False)
+    np.testing.assert_array_equal(dpk.asarray(s["b"], device="host").asnumpy(), np.arange(5.0))
+
+
 class _DLPackProducer:
     """A foreign array that only speaks DLPack (as a CPU torch/jax array would)."""
 

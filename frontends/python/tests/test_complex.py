@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import dpk
+from dpk import kernel_api as kapi
 
 CDTYPES = ["complex64", "complex128"]
 
@@ -353,3 +354,14 @@ def test_fusion_one_kernel(host):
     r._materialize()
     assert G.STATS["launches"] - before == 1
     check(r, np.exp(a * 1j) + np.conj(a) / 2, "complex128")
+
+
+def test_complex_arrays_are_a_typed_error_as_kernel_arguments(device):
+    @dpk.kernel
+    def double(item: kapi.Item, a):
+        i = item.get_id(0)
+        a[i] = a[i] * 2
+
+    z = dpk.asarray(np.ones(3, np.complex64), device=device)
+    with pytest.raises(dpk.KernelTypeError, match="complex64 is not supported in kernels"):
+        dpk.call_kernel(double, dpk.Range(3), z)

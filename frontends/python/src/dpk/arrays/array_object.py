@@ -43,7 +43,8 @@ from .._runtime.devices import Device, Queue, get_current_device, get_devices, s
 from . import dtypes as D
 from . import fusion, indexing, interchange
 from .elementwise_table import INPLACE, OPERATORS, REFLECTED, Row, resolve
-from .memory import Buffer, broadcast_shape, c_strides, is_c_contiguous, size_of
+from .memory import (Buffer, broadcast_shape, c_strides, element_range, is_c_contiguous,
+                     size_of)
 
 # DLPack device types (dlpack.h DLDeviceType) dpk understands.
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 13
@@ -768,10 +769,21 @@ def asarray(obj, /, dtype=None, device=None, copy=None) -> Array:
     if copy is False:
         if not (target.is_host and isinstance(obj, np.ndarray) and host is obj):
             raise ValueError("asarray(copy=False): the data must be copied to the device")
-        strides = [s // host.itemsize for s in host.strides]
-        base = Buffer(target, host.nbytes, ptr=host.ctypes.data, owner=host,
-                      read_only=not host.flags.writeable)
-        return Array._view(base, 0, host.shape, strides, D.normalize(host.dtype)
+        itemsize = host.itemsize
+        if any(s % itemsize for s in host.strides):
+            # A field of a structured array: its elements are not a whole number of elements
+            # apart, which a dpk view (strides in elements) cannot describe.
+            raise ValueError(f"asarray(copy=False): the array's strides {host.strides} are not "
+                             f"multiples of its element size ({itemsize} bytes); it must be "
+                             "copied")
+        strides = [s // itemsize for s in host.strides]
+        extent = element_range(0, host.shape, strides)
+        low, high = extent if extent is not None else (0, -1)
+        # The buffer spans the elements the view reaches (negative strides reach below the
+        # first element's address); an empty array spans none.
+        base = Buffer(target, (high - low + 1) * itemsize, ptr=host.ctypes.data + low * itemsize,
+                      owner=host, read_only=not host.flags.writeable)
+        return Array._view(base, -low, host.shape, strides, D.normalize(host.dtype)
                            if host.dtype in D.ALL_TYPES else host.dtype, target)
     host = np.asarray(host, order="C")  # keeps 0-D arrays 0-D
     arr = Array(host.shape, host.dtype, target)

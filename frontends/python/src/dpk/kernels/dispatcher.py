@@ -292,6 +292,10 @@ class KernelDispatcher(KernelFunction):
                 values.append(Scalar(None, a.dtype, False)); kinds.append("S")
                 key.append(("s", a.dtype.str))
             elif isinstance(a, Array):
+                if not supported_dtype(a.dtype):  # complex: the kernel IR has real scalars only
+                    raise _arg_error(self.py_func, i, a, f"dtype {a.dtype} is not supported in "
+                                     "kernels (complex arrays work in the array namespace; pass "
+                                     "a kernel their real and imaginary parts as real arrays)")
                 values.append(ViewArray(None, a.dtype, a.ndim)); kinds.append("D")
                 key.append(("v", a.dtype.str, a.ndim))
             elif isinstance(a, LocalAccessor):
