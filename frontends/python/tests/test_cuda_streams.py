@@ -165,3 +165,24 @@ def test_dlpack_import_orders_the_producer_s_stream_before_dpk(cupy):
     out = dpk.zeros(n, dtype=dpk.int32, device=dx.device)
     dpk.call_kernel(copy_kernel, dpk.Range(n), dx, out)
     np.testing.assert_array_equal(out.asnumpy(), np.full(n, 9))
+
+
+def test_dpk_launch_ordered_after_pytorch_work_on_a_pytorch_stream():
+    if not HAS_CUDA:
+        pytest.skip("needs a CUDA device (the GPU machine)")
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("this PyTorch has no CUDA")
+    n = 1 << 20
+    x = torch.zeros(n, dtype=torch.int32, device="cuda")
+    dx = dpk.asarray(x)  # zero-copy (DLPack), made before PyTorch's work is enqueued
+    out = dpk.zeros(n, dtype=dpk.int32, device=dx.device)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(CYCLES)  # PyTorch's own spinning kernel
+        x.fill_(4)
+    q = dpk.Queue.from_cuda_stream(s)  # a torch.cuda.Stream (.cuda_stream)
+    assert q.native_handles()["queue"] == s.cuda_stream
+    dpk.call_kernel_async(copy_kernel, dpk.Range(n), [], dx, out, queue=q)
+    s.synchronize()
+    np.testing.assert_array_equal(out.asnumpy(), np.full(n, 4))
