@@ -37,16 +37,6 @@ std::string extensionOf(const std::string &path) {
   return ext;
 }
 
-const char *targetWords(TargetKind target) {
-  switch (target) {
-  case TargetKind::Host: return "host";
-  case TargetKind::SpirV: return "spirv";
-  case TargetKind::OpenCLC: return "opencl-c";
-  case TargetKind::Ptx: return "ptx";
-  }
-  return "unknown";
-}
-
 Error linkError(const std::string &message) { return Error(DPK_ERROR_LINK, "link: " + message); }
 
 /// "i32(i32, i32)"-style text of an LLVM function type, for mismatch messages.
@@ -90,7 +80,7 @@ Error missingSymbol(const ir::Function &external, const CompileOptions &options,
                         externalSignature(external) + ") is not defined by " +
                         (searched.size() == 1 ? "the file " : "any of the files ") +
                         fileList(searched) + " linked for target " +
-                        targetWords(options.target);
+                        targetName(options.target);
   std::string ignored = ignoredInputs(options);
   if (!ignored.empty()) message += " (not used on this target: " + ignored + ")";
   if (!hint.empty()) message += "; " + hint;
@@ -524,8 +514,8 @@ Error checkLinkInputs(const ir::Module &module, const CompileOptions &options) {
     return linkError("symbol '" + externals[0]->name + "' (declared " +
                      externalSignature(*externals[0]) +
                      ") is external, but no file is linked for target " +
-                     targetWords(options.target));
-  return linkError("no linked file can serve target " + std::string(targetWords(options.target)) +
+                     targetName(options.target));
+  return linkError("no linked file can serve target " + std::string(targetName(options.target)) +
                    ", which needs symbol '" + externals[0]->name + "': " + ignoredInputs(options));
 }
 
@@ -552,7 +542,7 @@ Error linkLlvmInputs(llvm::Module &llvmModule, const ir::Module &module,
         llvm::raw_string_ostream out(text);
         diagnostic.print(nullptr, out, false);
         return linkError(input->path + ": not valid LLVM 15 IR for target " +
-                         targetWords(options.target) + ": " + out.str());
+                         targetName(options.target) + ": " + out.str());
       }
     } else {
       llvm::Expected<std::unique_ptr<llvm::Module>> read =
@@ -576,7 +566,7 @@ Error linkLlvmInputs(llvm::Module &llvmModule, const ir::Module &module,
         }
         if (!linked)
           return linkError(input->path + ": not valid LLVM 15 bitcode for target " +
-                           targetWords(options.target) + ": " + why +
+                           targetName(options.target) + ": " + why +
                            (options.target == TargetKind::SpirV
                                 ? " (SPIR-V takes typed pointers: make the file with "
                                   "llvm-as-15 -opaque-pointers=0)"
@@ -606,7 +596,7 @@ Error linkLlvmInputs(llvm::Module &llvmModule, const ir::Module &module,
                          llvmTypeText(definition->getFunctionType()) + ", but declared " +
                          externalSignature(*external) + ", which is " +
                          llvmTypeText(declaration->getFunctionType()) + " on target " +
-                         targetWords(options.target));
+                         targetName(options.target));
       provides.push_back(external->name);
     }
     if (provides.empty()) continue;
@@ -625,7 +615,7 @@ Error linkLlvmInputs(llvm::Module &llvmModule, const ir::Module &module,
     if (llvm::Linker::linkModules(llvmModule, std::move(linked),
                                   llvm::Linker::Flags::LinkOnlyNeeded))
       return linkError(input->path + ": LLVM could not link it for target " +
-                       targetWords(options.target));
+                       targetName(options.target));
     for (const std::string &name : provides) {
       defined.insert(name);
       if (llvm::Function *function = llvmModule.getFunction(name))
@@ -667,7 +657,7 @@ Expected<std::string> linkOpenCLCInputs(const ir::Module &module, const CompileO
         return linkError(inputs[i]->path + ": symbol '" + external->name + "' is defined as " +
                          theirs + ", but declared " + externalSignature(*external) +
                          " (in OpenCL C " + expected + ") on target " +
-                         targetWords(options.target));
+                         targetName(options.target));
     }
     if (!found) return missingSymbol(*external, options, inputs, "");
   }
@@ -726,7 +716,7 @@ Expected<std::string> linkPtxInputs(const ir::Module &module, const CompileOptio
                          ") -> (" + definition.result + "), but declared " +
                          externalSignature(*external) + ", which is (" + declared.params +
                          ") -> (" + declared.result + ") on target " +
-                         targetWords(options.target));
+                         targetName(options.target));
       found = true;
       std::pair<int, int> theirs = ptxVersion(cached->second);
       version = std::max(version, theirs);

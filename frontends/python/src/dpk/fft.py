@@ -46,6 +46,26 @@ _NORMS = ("backward", "ortho", "forward")
 
 # ---- kernels ----------------------------------------------------------------------------------
 
+class _Stage:
+    """What every Stockham stage kernel starts with: output, input and twiddle views, the row
+    length n, the stage's butterfly count m and stride s, and the butterfly's (row, p, q);
+    ``base`` = row n + q and ``sp`` = s p, the addresses every stage builds on."""
+
+    def __init__(self, comp, inverse, space, stage):
+        self.kb = kb = G.KernelBuilder(fusion.kernel_name(
+            "fft", [stage, "inv" if inverse else "fwd"]))
+        self.out_v = kb.view(comp, "y")
+        self.in_v = kb.view(comp, "x")
+        self.tw_v = kb.view(comp, "w")
+        params = [kb.scalar(_I64, name) for name in ("n", "m", "s")]
+        space.declare(kb)
+        self.b = kb.begin()
+        self.row, self.p, self.q = space.indices(kb)
+        self.n, self.m, self.s = (kb.param(x) for x in params)
+        self.base = kb.op("Add", kb.op("Mul", self.row, self.n), self.q)
+        self.sp = kb.op("Mul", self.s, self.p)
+
+
 def _build_stage(comp, inverse, space):
     """One radix-2 Stockham stage over rows of length n, one work-item per butterfly
     (row, p, q) with p < m = ncur / 2 and q < s = n / ncur:
@@ -53,19 +73,9 @@ def _build_stage(comp, inverse, space):
     w^p = exp(-+2 pi i p / ncur) = table[p s] (table[k] = exp(-2 pi i k / n), conjugated for
     the inverse)."""
     core = _core_loader.core()
-    kb = G.KernelBuilder(fusion.kernel_name("fft", ["stage", "inv" if inverse else "fwd"]))
-    out_v = kb.view(comp, "y")
-    in_v = kb.view(comp, "x")
-    tw_v = kb.view(comp, "w")
-    p_n = kb.scalar(_I64, "n")
-    p_m = kb.scalar(_I64, "m")
-    p_s = kb.scalar(_I64, "s")
-    space.declare(kb)
-    b = kb.begin()
-    row, p, q = space.indices(kb)
-    n, m, s = kb.param(p_n), kb.param(p_m), kb.param(p_s)
-    base = kb.op("Add", kb.op("Mul", row, n), q)
-    sp = kb.op("Mul", s, p)
+    st = _Stage(comp, inverse, space, "stage")
+    kb, b, out_v, in_v, tw_v = st.kb, st.b, st.out_v, st.in_v, st.tw_v
+    m, s, base, sp = st.m, st.s, st.base, st.sp
     ia = kb.op("Add", base, sp)
     ib = kb.op("Add", ia, kb.op("Mul", s, m))
     a = fusion.load_complex(kb, in_v, ia)
@@ -90,21 +100,11 @@ def _build_stage4(comp, inverse, space):
     a_k = x[q + s (p + k m)], y[q + s (4p + j)] = (sum_k a_k (-+i)^(jk)) w^(jp),
     w^(jp) = table[j p s]."""
     core = _core_loader.core()
-    kb = G.KernelBuilder(fusion.kernel_name("fft", ["stage4", "inv" if inverse else "fwd"]))
-    out_v = kb.view(comp, "y")
-    in_v = kb.view(comp, "x")
-    tw_v = kb.view(comp, "w")
-    p_n = kb.scalar(_I64, "n")
-    p_m = kb.scalar(_I64, "m")
-    p_s = kb.scalar(_I64, "s")
-    space.declare(kb)
-    b = kb.begin()
-    row, p, q = space.indices(kb)
-    n, m, s = kb.param(p_n), kb.param(p_m), kb.param(p_s)
+    st = _Stage(comp, inverse, space, "stage4")
+    kb, b, out_v, in_v, tw_v = st.kb, st.b, st.out_v, st.in_v, st.tw_v
+    m, s, base, sp = st.m, st.s, st.base, st.sp
     add, sub, mul = (lambda x, y: kb.op("Add", x, y)), (lambda x, y: kb.op("Sub", x, y)), \
         (lambda x, y: kb.op("Mul", x, y))
-    base = add(mul(row, n), q)
-    sp = mul(s, p)
     sm = mul(s, m)
     i0 = add(base, sp)
     a = []
@@ -149,22 +149,11 @@ def _build_stage_r(comp, inverse, space, radix):
     (sum_k a_k exp(-+2 pi i j k / r)) w^(jp), w^(jp) = table[j p s]. The r-point DFT is
     unrolled with constant coefficients, pairing k and r - k (their coefficients are conjugate)."""
     core = _core_loader.core()
-    kb = G.KernelBuilder(fusion.kernel_name("fft", [f"stage{radix}",
-                                                    "inv" if inverse else "fwd"]))
-    out_v = kb.view(comp, "y")
-    in_v = kb.view(comp, "x")
-    tw_v = kb.view(comp, "w")
-    p_n = kb.scalar(_I64, "n")
-    p_m = kb.scalar(_I64, "m")
-    p_s = kb.scalar(_I64, "s")
-    space.declare(kb)
-    b = kb.begin()
-    row, p, q = space.indices(kb)
-    n, m, s = kb.param(p_n), kb.param(p_m), kb.param(p_s)
+    st = _Stage(comp, inverse, space, f"stage{radix}")
+    kb, b, out_v, in_v, tw_v = st.kb, st.b, st.out_v, st.in_v, st.tw_v
+    m, s, base, sp = st.m, st.s, st.base, st.sp
     add, sub, mul = (lambda x, y: kb.op("Add", x, y)), (lambda x, y: kb.op("Sub", x, y)), \
         (lambda x, y: kb.op("Mul", x, y))
-    base = add(mul(row, n), q)
-    sp = mul(s, p)
     sm = mul(s, m)
     a = []
     idx = add(base, sp)
