@@ -64,6 +64,21 @@ def block_words(c, b, base, k0, k1):
     return 0
 
 
+@device_func
+def unit24(w, plus):
+    """The top 24 bits of w, plus `plus` (0, or 1 for a value in (0, 1]), times 2**-24: a
+    float32 uniform in [0, 1), computed exactly."""
+    return np.float32((w >> 8) + plus) * np.float32(5.9604644775390625e-08)  # 2**-24
+
+
+@device_func
+def unit53(hi, lo, plus):
+    """53 random bits (27 of hi, 26 of lo), plus `plus` (0.0, or 1.0 for (0, 1]), times 2**-53:
+    a float64 uniform in [0, 1), computed exactly."""
+    return ((np.float64(hi >> 5) * 67108864.0 + np.float64(lo >> 6)) + plus) \
+        * 1.1102230246251565e-16  # 2**26, 2**-53
+
+
 @kernel
 def raw_kernel(item: Item, out, n, base, k0, k1):
     """out[4b + j] = word j of block b (uint32)."""
@@ -85,8 +100,7 @@ def uniform32_kernel(item: Item, out, n, base, k0, k1, low, scale):
     for j in range(4):
         i = 4 * b + j
         if i < n:
-            u = np.float32(c[j] >> 8) * np.float32(5.9604644775390625e-08)  # 2**-24
-            out[i] = low + scale * u
+            out[i] = low + scale * unit24(c[j], np.uint32(0))
 
 
 @kernel
@@ -98,10 +112,7 @@ def uniform64_kernel(item: Item, out, n, base, k0, k1, low, scale):
     for j in range(2):
         i = 2 * b + j
         if i < n:
-            hi = np.float64(c[2 * j] >> 5)
-            lo = np.float64(c[2 * j + 1] >> 6)
-            u = (hi * 67108864.0 + lo) * 1.1102230246251565e-16  # 2**26, 2**-53
-            out[i] = low + scale * u
+            out[i] = low + scale * unit53(c[2 * j], c[2 * j + 1], 0.0)
 
 
 @kernel
@@ -112,8 +123,8 @@ def normal32_kernel(item: Item, out, n, base, k0, k1, loc, scale):
     block_words(c, b, base, k0, k1)
     for j in range(2):
         # u1 in (0, 1] so that log(u1) is finite; u2 in [0, 1)
-        u1 = np.float32((c[2 * j] >> 8) + np.uint32(1)) * np.float32(5.9604644775390625e-08)
-        u2 = np.float32(c[2 * j + 1] >> 8) * np.float32(5.9604644775390625e-08)
+        u1 = unit24(c[2 * j], np.uint32(1))
+        u2 = unit24(c[2 * j + 1], np.uint32(0))
         r = math.sqrt(np.float32(-2.0) * math.log(u1))
         theta = np.float32(_TWO_PI) * u2
         i = 4 * b + 2 * j
@@ -129,9 +140,8 @@ def normal64_kernel(item: Item, out, n, base, k0, k1, loc, scale):
     b = item.get_id(0)
     c = PrivateArray(4, np.uint32)
     block_words(c, b, base, k0, k1)
-    u1 = ((np.float64(c[0] >> 5) * 67108864.0 + np.float64(c[1] >> 6)) + 1.0) \
-        * 1.1102230246251565e-16
-    u2 = (np.float64(c[2] >> 5) * 67108864.0 + np.float64(c[3] >> 6)) * 1.1102230246251565e-16
+    u1 = unit53(c[0], c[1], 1.0)  # (0, 1]: log(u1) is finite
+    u2 = unit53(c[2], c[3], 0.0)
     r = math.sqrt(-2.0 * math.log(u1))
     theta = _TWO_PI * u2
     i = 2 * b
