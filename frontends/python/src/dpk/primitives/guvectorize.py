@@ -41,14 +41,14 @@ import numpy as np
 from .._errors import DeviceMismatchError, DTypeError, ShapeError
 from .._runtime.devices import select_device
 from ..arrays import dtypes as D
-from ..arrays.array_object import Array, asarray, broadcast_shapes, common_device, empty
+from ..arrays.array_object import Array, broadcast_shapes, common_device, empty
 from ..arrays.data_type_functions import astype
 from ..arrays.manipulation_functions import broadcast_to, reshape
 from ..kernels.dispatcher import call_kernel, device_func
 from ..kernels.dispatcher import kernel as make_kernel
 from ..kernels.functions import DeviceFunction
 from ..kernels.kapi import Item, Range
-from .vectorize import _target_device
+from .vectorize import _target_device, device_input
 
 _serial = itertools.count()
 _ARG = re.compile(r"^\s*([A-Za-z_]\w*)\s*(\[([:,\s]*)\])?\s*$")
@@ -220,16 +220,8 @@ class GUVectorized:
             results = [r[()] if r.ndim == 0 else r for r in results]
         return results[0] if self.nout == 1 else tuple(results)
 
-    @staticmethod
-    def _to_device(a, device):
-        if isinstance(a, Array):
-            return a
-        arr = np.asarray(a)
-        if arr.dtype not in D.ALL:
-            raise DTypeError(f"guvectorize: inputs of dtype {arr.dtype} are not supported")
-        if device.is_host and arr.ndim:
-            return asarray(arr, device=device, copy=False)
-        return asarray(np.ascontiguousarray(arr), device=device)
+    def _to_device(self, a, device):
+        return a if isinstance(a, Array) else device_input(a, device, f"{self.__name__}()")
 
     # ---- the generated kernel ----------------------------------------------------------------
 

@@ -205,14 +205,7 @@ class Vectorized:
                 kinds.append(("weak", a))
                 nodes_in.append(a)
             else:
-                arr = np.asarray(a)
-                if arr.dtype not in D.ALL:
-                    raise DTypeError(f"{self.__name__}(): inputs of dtype {arr.dtype} are not "
-                                     "supported")
-                if device.is_host and arr.ndim:
-                    x = asarray(arr, device=device, copy=False)
-                else:
-                    x = asarray(np.ascontiguousarray(arr), device=device)
+                x = device_input(a, device, f"{self.__name__}()")
                 kinds.append(("array", x.dtype))
                 nodes_in.append(x)
         spec = self._select(kinds)
@@ -275,6 +268,17 @@ class Vectorized:
         fusion.flush_readers(base, keep=out)
         if out.size:
             fusion.run(node, base, out._offset, out.shape, out._strides, out.dtype)
+
+
+def device_input(a, device, what):
+    """A NumPy (or NumPy-convertible) input as a dpk array on `device`: the same memory on the
+    host device, a copy elsewhere."""
+    arr = np.asarray(a)
+    if arr.dtype not in D.ALL:
+        raise DTypeError(f"{what}: inputs of dtype {arr.dtype} are not supported")
+    if device.is_host and arr.ndim:
+        return asarray(arr, device=device, copy=False)
+    return asarray(np.ascontiguousarray(arr), device=device)
 
 
 def _fits(kind, want):
