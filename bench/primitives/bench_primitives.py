@@ -23,11 +23,15 @@ import argparse
 import ctypes
 import os
 import statistics
+import sys
 import time
 
 import numpy as np
 
 import dpk
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+from pairing import paired  # noqa: E402
 
 
 def timed(fn, repeat, sync=None):
@@ -117,27 +121,6 @@ def main():
               flush=True)
 
 
-def paired(fn_a, fn_b, repeat, sync):
-    """Median seconds of fn_a and fn_b and the median of their per-round ratios b/a, run
-    alternately (after one warm-up each) so both see the same machine load."""
-    fn_a()
-    fn_b()
-    sync()
-    ta, tb, ratios = [], [], []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn_a()
-        sync()
-        t1 = time.perf_counter()
-        fn_b()
-        sync()
-        t2 = time.perf_counter()
-        ta.append(t1 - t0)
-        tb.append(t2 - t1)
-        ratios.append((t2 - t1) / (t1 - t0))
-    return statistics.median(ta), statistics.median(tb), statistics.median(ratios)
-
-
 def against_tbb(args):
     dev = dpk.select_device(args.device)
     if dev.backend != "host":
@@ -182,10 +165,10 @@ def against_tbb(args):
             r = fn()
             if isinstance(r, dpk.Array):
                 r._materialize()  # the triad is a lazy expression until asked
-        t_tbb, t_dpk, ratio = paired(tbb_fn, dpk_run, args.repeat, sync)
+        t_tbb, t_dpk, ratio = paired(tbb_fn, dpk_run, args.repeat, sync)  # oneTBB/dpk
         gbs = (lambda t: f"{nbytes / t / 1e9:.1f}") if nbytes else (lambda t: "")
         results[name.split()[0]] = (t_dpk, t_tbb, nbytes)
-        print(f"| {name} | {t_tbb * 1e3:.1f} ms | {t_dpk * 1e3:.1f} ms | {1 / ratio:.2f} | "
+        print(f"| {name} | {t_tbb * 1e3:.1f} ms | {t_dpk * 1e3:.1f} ms | {ratio:.2f} | "
               f"{gbs(t_dpk)} | {gbs(t_tbb)} |", flush=True)
     triad_bw = results["triad"][2] / results["triad"][1]
     for name in ("cumulative_sum", "sum"):

@@ -36,6 +36,8 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = os.path.join(HERE, os.pardir, os.pardir, "examples", "jit")
 sys.path.insert(0, EXAMPLES)
+sys.path.insert(0, os.path.join(HERE, os.pardir))
+from pairing import paired  # noqa: E402
 
 import dpk  # noqa: E402
 import kernel_workloads as K  # noqa: E402
@@ -67,22 +69,9 @@ def median_ms(fn, repeat):
 
 
 def paired_ms(first, second, repeat):
-    """Median times of two functions called alternately (one round: each once), and the median
-    of the per-round ratios first/second: on a shared machine both see the same load."""
-    first()
-    second()
-    a, b, ratios = [], [], []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        first()
-        ta = time.perf_counter() - t
-        t = time.perf_counter()
-        second()
-        tb = time.perf_counter() - t
-        a.append(ta)
-        b.append(tb)
-        ratios.append(ta / tb)
-    return statistics.median(a) * 1e3, statistics.median(b) * 1e3, statistics.median(ratios)
+    """paired() in milliseconds: both medians and the median per-round ratio first/second."""
+    ta, tb, ratio = paired(first, second, repeat)
+    return ta * 1e3, tb * 1e3, ratio
 
 
 def numpy_versions():
