@@ -20,6 +20,16 @@ constexpr size_t kLocalAlign = 64;
 // Work-items per group along the last dimension in a Range launch: enough for the compiled
 // work-item loop to run long vectorized stretches, small enough to spread over the cores.
 constexpr uint64_t kRangeRowLength = 1024;
+// A Range launch is cut into at least this many work-groups per thread of the arena where its
+// size allows. The cost of a work-item is unknown: a Range(4 * cores) of serial walkers (the
+// CPU-shaped sort, scan and bincount passes) must not run as one group on one core, which is
+// what a fixed row length did (the 16-core sort ran its 64 walkers on one core).
+constexpr uint64_t kRangeGroupsPerThread = 4;
+// ... but no shorter than this: the work-item loop is vectorized across work-items, so a group
+// of 8 costs about what a group of 1 does for a vectorizable kernel (measured: a Range(8) of
+// long dependent float64 chains takes 11 ms as one group on one core, 44 ms as 8 groups on 2).
+// A launch that wants one work-item per task (a serial walker) says so with NdRange(n, 1).
+constexpr uint64_t kRangeMinRowLength = 8;
 
 size_t alignUp(size_t value, size_t align) { return (value + align - 1) / align * align; }
 
@@ -130,6 +140,23 @@ void runBlock(const dpk_host_kernel_entry_t &entry, const GroupBlock &block, con
   });
 }
 
+// The last-dimension group size of a Range launch: kRangeRowLength, shortened where the rows
+// above it are too few to give every thread kRangeGroupsPerThread groups.
+uint64_t rangeRowLength(const GroupShape &shape, uint32_t last) {
+  uint64_t rows = 1;
+  for (uint32_t d = 0; d < last; ++d)
+    rows *= shape.global[d];
+  const uint64_t threads = static_cast<uint64_t>(std::max(hostDevice()->arena.max_concurrency(), 1));
+  const uint64_t wanted = kRangeGroupsPerThread * threads;
+  uint64_t length = std::min<uint64_t>(shape.global[last], kRangeRowLength);
+  if (rows < wanted) {
+    const uint64_t groupsPerRow = (wanted + rows - 1) / rows;
+    const uint64_t shortest = std::min<uint64_t>(shape.global[last], kRangeMinRowLength);
+    length = std::min(length, std::max<uint64_t>(shape.global[last] / groupsPerRow, shortest));
+  }
+  return length;
+}
+
 } // namespace
 
 ArgumentPack ArgumentPack::copy(uint32_t numArgs, const dpk_kernel_arg_t *args) {
@@ -185,7 +212,7 @@ dpk_status_t chooseGroupShape(const dpk_launch_config_t &config, const dpk_host_
     for (uint32_t d = 0; d < config.dims; ++d)
       shape.local[d] = 1;
     uint32_t last = config.dims - 1;
-    shape.local[last] = std::min<uint64_t>(shape.global[last], kRangeRowLength);
+    shape.local[last] = rangeRowLength(shape, last);
     out = shape;
     return DPK_SUCCESS; // a Range may leave a remainder: runLaunch covers it
   }

@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <numeric>
@@ -175,6 +176,47 @@ TEST_F(HostBackend, RangeLaunchWithRemainderRunsEveryItemOnce) {
   ASSERT_EQ(table.queue_finish(queue), DPK_SUCCESS);
   for (uint64_t i = 0; i < n; ++i)
     ASSERT_EQ(hits[i].load(), 1) << i;
+  table.kernel_release(kernel);
+}
+
+// Records the shape of every work-group a Range launch runs: how many, and the largest.
+struct GroupLog {
+  std::atomic<uint64_t> groups{0};
+  std::atomic<uint64_t> largest{0};
+};
+
+void logGroup(const dpk_host_work_group_t *group, void *const *args) {
+  auto *log = *static_cast<GroupLog *const *>(args[0]);
+  log->groups.fetch_add(1);
+  uint64_t seen = log->largest.load();
+  while (group->local_size[0] > seen && !log->largest.compare_exchange_weak(seen, group->local_size[0])) {
+  }
+}
+
+// A Range's work-group size is the backend's choice: long rows where the range is large (the
+// work-item loop vectorizes), but a short range of expensive items (serial walkers) must still
+// reach every core instead of running as one group on one.
+TEST_F(HostBackend, RangeLaunchesSpreadSmallRangesOverTheThreads) {
+  dpk_device_props_t props{};
+  props.struct_size = sizeof props;
+  ASSERT_EQ(table.device_get_props(&props, device), DPK_SUCCESS);
+  dpk_host_kernel_entry_t entry{"log", DPK_HOST_KERNEL_GROUP, reinterpret_cast<void (*)(void)>(logGroup), {0, 0, 0}};
+  dpk_pl_kernel_t kernel = makeKernel(entry);
+  auto launch = [&](uint64_t n, GroupLog &log) {
+    void *ptr = &log;
+    dpk_kernel_arg_t arg{DPK_ARG_POINTER, 8, &ptr};
+    dpk_launch_config_t config{1, {n, 0, 0}, {0, 0, 0}};
+    ASSERT_EQ(table.enqueue_launch(nullptr, queue, kernel, &config, 1, &arg, 0, nullptr), DPK_SUCCESS);
+    ASSERT_EQ(table.queue_finish(queue), DPK_SUCCESS);
+  };
+  GroupLog small;
+  launch(64, small); // 64 items: groups of 8 at least (vector width), as many as the cores need
+  EXPECT_GE(small.groups.load(), std::min<uint64_t>(props.compute_units, 8));
+  EXPECT_GE(small.largest.load(), 8u);
+  GroupLog large;
+  launch(uint64_t(1) << 22, large); // long rows where the range is large
+  EXPECT_EQ(large.largest.load(), 1024u);
+  EXPECT_EQ(large.groups.load(), (uint64_t(1) << 22) / 1024);
   table.kernel_release(kernel);
 }
 

@@ -21,6 +21,7 @@ from .._errors import DTypeError
 from ..arrays import dtypes as D
 from ..arrays.array_object import Array, asarray
 from ..arrays.manipulation_functions import moveaxis, reshape
+from ..kernels.kapi import NdRange
 
 RADIX_BITS = 8
 BINS = 1 << RADIX_BITS
@@ -53,6 +54,15 @@ def kernel_shape(device):
 
 
 # ---- inputs and outputs -----------------------------------------------------------------------
+
+def serial_walkers(count):
+    """The launch of `count` CPU-shaped work-items that each walk a block of data serially: one
+    work-item per work-group, so that every walker is a task of its own on a CPU device (a
+    Range lets the host backend group work-items for vectorization, which puts walkers with
+    data-dependent loops and private histograms side by side on one core; measured on 16
+    cores: the radix sort's 64 walkers ran as one group). Kernels launched so take an NdItem."""
+    return NdRange(count, 1)
+
 
 def _take_input(x, what):
     """(dpk array, whether the caller gave NumPy data)."""

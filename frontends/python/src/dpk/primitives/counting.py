@@ -22,7 +22,7 @@ from ..arrays.statistical_functions import max as _max, min as _min
 from ..kernels.dispatcher import call_kernel, kernel
 from ..kernels.kapi import (AddressSpace, AtomicRef, Item, LocalAccessor, MemoryScope, NdItem,
                            NdRange, PrivateArray, Range, group_barrier)
-from .common import GROUP, _flat, _give, _take_input, kernel_shape
+from .common import GROUP, _flat, _give, _take_input, kernel_shape, serial_walkers
 
 RADIX_BITS = 8
 BINS = 1 << RADIX_BITS
@@ -44,10 +44,11 @@ PRIVATE_BINS = 1024
 
 
 @kernel
-def _private_count_kernel(item: Item, x, counts, n, block, length):
+def _private_count_kernel(item: NdItem, x, counts, n, block, length):
     # CPUs: a block counts into its own histogram, then adds it to the result (1024 atomics
-    # per block instead of one per element, which two cores contend for)
-    b = item.get_id(0)
+    # per block instead of one per element, which two cores contend for); one work-item per
+    # work-group, so that each block is a task of its own (serial_walkers)
+    b = item.get_global_id(0)
     h = PrivateArray(PRIVATE_BINS, np.int64, fill_zeros=True)
     start = b * block
     end = min(start + block, n)
@@ -119,7 +120,7 @@ def bincount(x, /, weights=None, minlength=0):
                         LocalAccessor(PRIVATE_BINS, np.int32))
         elif n and length <= PRIVATE_BINS:
             nblocks, block = _atomic_blocks(n, x.device)
-            call_kernel(_private_count_kernel, Range(nblocks), x, out, n, block, length)
+            call_kernel(_private_count_kernel, serial_walkers(nblocks), x, out, n, block, length)
         elif n:
             nblocks, block = _atomic_blocks(n, x.device)
             call_kernel(_count_kernel, Range(nblocks), x, out, n, block)

@@ -38,7 +38,8 @@ from ..arrays.statistical_functions import cumulative_sum
 from ..kernels.dispatcher import call_kernel, device_func, kernel
 from ..kernels.kapi import (AddressSpace, AtomicRef, Item, LocalAccessor, MemoryScope, NdItem,
                            NdRange, PrivateArray, Range, group_barrier)
-from .common import GROUP, _bitcast, _flat, _give, _rows_last, _take_input, kernel_shape
+from .common import (GROUP, _bitcast, _flat, _give, _rows_last, _take_input, kernel_shape,
+                     serial_walkers)
 from .merge_sort import sort_with
 
 RADIX_BITS = 8
@@ -51,9 +52,9 @@ _I64 = np.dtype(np.int64)
 # ---- radix sort -------------------------------------------------------------------------------
 
 @kernel
-def _radix_histogram(item: Item, keys, counts, n, nblocks, block, shift):
+def _radix_histogram(item: NdItem, keys, counts, n, nblocks, block, shift):
     # block b counts the digits of its elements into counts[digit * nblocks + b]
-    b = item.get_id(0)
+    b = item.get_global_id(0)
     h = PrivateArray(BINS, np.int64, fill_zeros=True)
     start = b * block
     end = min(start + block, n)
@@ -64,10 +65,10 @@ def _radix_histogram(item: Item, keys, counts, n, nblocks, block, shift):
 
 
 @kernel
-def _radix_scatter(item: Item, keys, values, keys_out, values_out, offsets, n, nblocks, block,
+def _radix_scatter(item: NdItem, keys, values, keys_out, values_out, offsets, n, nblocks, block,
                    shift):
     # block b moves its elements, in order, to the slots the scan of the counts gave it
-    b = item.get_id(0)
+    b = item.get_global_id(0)
     slot = PrivateArray(BINS, np.int64)
     for d in range(BINS):
         slot[d] = offsets[d * nblocks + b]
@@ -273,7 +274,7 @@ def radix_sort_pairs(keys, values, bits):
         launch = NdRange(nblocks * GROUP, GROUP)
     else:
         nblocks, block = _blocks(n, device)
-        launch = Range(nblocks)
+        launch = serial_walkers(nblocks)
     counts = empty((BINS * nblocks,), dtype=D.int32 if gpu else D.int64, device=device)
     if gpu:  # the count table's scan, per digit row, and the rows' totals
         offsets = empty((BINS * nblocks,), dtype=D.int64, device=device)
