@@ -8,6 +8,7 @@
 
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace dpk::cuda {
@@ -24,11 +25,13 @@ struct Allocation {
 struct Context : RefCounted {
   Device *device = nullptr;
   CUcontext native = nullptr;
-  std::mutex lock; // guards allocations and spareEvents
+  std::mutex lock; // guards allocations, spareEvents and peersTried
   std::unordered_map<void *, Allocation> allocations;
   /// Timing-free CUDA events kept for reuse: a command's event is created and destroyed at
   /// launch rate, and recycling skips both driver calls.
   std::vector<CUevent> spareEvents;
+  /// Other devices' contexts whose peer access this context has asked for (peer.hpp).
+  std::unordered_set<CUcontext> peersTried;
 
   /// A CU_EVENT_DISABLE_TIMING event of this context (the context must be current).
   dpk_status_t takeEvent(CUevent &out);

@@ -43,6 +43,7 @@ enum : CUresult {
   CUDA_ERROR_ILLEGAL_ADDRESS = 700,
   CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
   CUDA_ERROR_LAUNCH_TIMEOUT = 702,
+  CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
   CUDA_ERROR_ASSERT = 710,
   CUDA_ERROR_HARDWARE_STACK_ERROR = 714,
   CUDA_ERROR_ILLEGAL_INSTRUCTION = 715,
@@ -74,6 +75,12 @@ enum : int {
   CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY = 83,
   CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89,
   CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+};
+
+// CUpointer_attribute values.
+enum : int {
+  CU_POINTER_ATTRIBUTE_CONTEXT = 1,
+  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
 };
 
 // CUfunction_attribute values.
@@ -127,6 +134,11 @@ enum : unsigned {
   X(memHostAlloc, "cuMemHostAlloc", CUresult, (void **ptr, size_t bytes, unsigned flags))          \
   X(memFree, "cuMemFree_v2", CUresult, (CUdeviceptr ptr))                                          \
   X(memFreeHost, "cuMemFreeHost", CUresult, (void *ptr))                                           \
+  X(pointerGetAttribute, "cuPointerGetAttribute", CUresult,                                        \
+    (void *data, int attribute, CUdeviceptr ptr))                                                  \
+  X(deviceCanAccessPeer, "cuDeviceCanAccessPeer", CUresult,                                        \
+    (int *canAccess, CUdevice device, CUdevice peer))                                              \
+  X(ctxEnablePeerAccess, "cuCtxEnablePeerAccess", CUresult, (CUcontext peer, unsigned flags))      \
   X(memcpyAsync, "cuMemcpyAsync", CUresult,                                                        \
     (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream))                             \
   X(memsetD8Async, "cuMemsetD8Async", CUresult,                                                    \

@@ -20,6 +20,7 @@
 #include "event.hpp"
 #include "geometry.hpp"
 #include "kernel.hpp"
+#include "peer.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -109,7 +110,9 @@ dpk_status_t enqueueCopy(dpk_pl_event_t *outEvent, dpk_pl_queue_t handle, void *
   RETURN_ON_FAILURE(beginCommandEvent(queue, outEvent != nullptr, CommandKind::Copy, bytes,
                                       queue.latestKernel(), event));
   // Unified addressing: the driver infers the direction (host pageable, pinned, device,
-  // managed) from the pointers.
+  // managed) from the pointers; between two GPUs it copies directly once peer access is on.
+  if (bytes >= PeerCheckMinBytes)
+    enablePeerAccessFor(*queue.context, dst, src);
   if (bytes)
     CUDA_RETURN_ON_FAILURE(cu.memcpyAsync(address(dst), address(src), bytes, queue.stream),
                            "cuMemcpyAsync");
