@@ -83,6 +83,9 @@ class SingleProcess:
     def allreduce(self, value, op=None):
         return value
 
+    def allgather(self, value):
+        return [value]
+
 
 def communicator():
     """COMM_WORLD when mpi4py is installed, else a one-process stand-in."""
@@ -114,7 +117,8 @@ def my_blocks(n_blocks, rank, size):
 
 
 def run(points_total=1 << 20, k=8, dims=3, iterations=10, device=None, comm=None, mpi=None):
-    """Runs k-means; returns (centroids as float64 NumPy, per-iteration inertia, timings)."""
+    """Runs k-means; returns (centroids as float64 NumPy, per-iteration inertia, timings: the
+    slowest rank's seconds and every rank's device)."""
     if comm is None:
         comm, mpi = communicator()
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -173,6 +177,7 @@ def run(points_total=1 << 20, k=8, dims=3, iterations=10, device=None, comm=None
     timings = {"total_s": elapsed, "compute_s": compute_s, "allreduce_s": comm_s}
     if mpi is not None:
         timings = {name: comm.allreduce(value, op=mpi.MAX) for name, value in timings.items()}
+    timings["devices"] = comm.allgather(dev.filter_string)  # rank r's device at [r]
     return centroids, history, timings
 
 
@@ -195,15 +200,15 @@ def main(argv=None):
         return 0
     if args.save:
         np.save(args.save, centroids)
-    device = dpk.select_device(args.device, local_rank=0)
+    devices = timings["devices"]
     if args.json:
         print(json.dumps({"ranks": comm.Get_size(), "points": args.points, "k": args.k,
                           "dims": args.dims, "iterations": args.iterations,
-                          "device": device.filter_string, "inertia": history[-1],
+                          "device": devices[0], "inertia": history[-1],
                           "checksum": float(centroids.sum()), **timings}))
         return 0
     print(f"k-means: {args.points} points, k={args.k}, {args.dims}-D, {args.iterations} "
-          f"iterations on {comm.Get_size()} rank(s), rank 0 on {device.filter_string}")
+          f"iterations on {comm.Get_size()} rank(s), on {', '.join(devices)}")
     print(f"  inertia: first {history[0]:.6g}, last {history[-1]:.6g}")
     print(f"  centroids checksum: {centroids.sum():.10g}")
     print(f"  time: {timings['total_s'] * 1e3:.1f} ms ({timings['compute_s'] * 1e3:.1f} ms "

@@ -100,7 +100,7 @@ def main(argv=None):
         results.append({**best, "speedup": speedup, "efficiency": efficiency})
         print(f"{n:>5} {best['total_s'] * 1e3:>10.1f} {best['compute_s'] * 1e3:>11.1f} "
               f"{best['allreduce_s'] * 1e3:>13.1f} {speedup:>8.2f} {efficiency:>9.0%}  "
-              f"{best['checksum']:.10g} ({best['device']})")
+              f"{best['checksum']:.10g} ({', '.join(best['devices'])})")
     return results
 
 

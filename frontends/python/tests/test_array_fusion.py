@@ -247,3 +247,33 @@ def test_gpu_reduction_trees_on_every_device(device, monkeypatch):
     assert_matches(dpk.sum(d), np.array(x.sum()), rtol=1e-12)
     assert_matches(dpk.argmax(d, axis=1), np.argmax(x, axis=1))
     assert_matches(dpk.min(d[:, ::3], axis=1), x[:, ::3].min(axis=1))
+
+
+@pytest.mark.parametrize("unroll", [2, 4])
+def test_unrolled_reduction_loops_fold_in_the_same_order(device, monkeypatch, unroll):
+    """GPUs issue several steps' loads at once (reduction.UNROLL); the fold keeps its order, so
+    integer, min/max and arg results are the same bits as one step at a time, on every
+    layout (inner tiles, exact and ragged outer parts, several reduced axes)."""
+    from dpk.arrays import reduction
+    rng = np.random.default_rng(11)
+    cases = [((1 << 16) + 37, None), ((333, 517), 0), ((333, 517), 1), ((5, 7, 300), (0, 2)),
+             ((4096, 3), 0)]
+    results = {}
+    for setting in (1, unroll):
+        monkeypatch.setattr(reduction, "UNROLL", setting)
+        got = []
+        for shape, axis in cases:
+            ints = to_dpk(rng.integers(-1000, 1000, shape).astype(np.int64), device)
+            floats = to_dpk(rng.standard_normal(shape).astype(np.float32), device)
+            got.append(dpk.asnumpy(dpk.sum(ints * 3 - 1, axis=axis)))
+            got.append(dpk.asnumpy(dpk.max(floats, axis=axis)))
+            if axis is None or isinstance(axis, int):
+                got.append(dpk.asnumpy(dpk.argmin(floats, axis=axis)))
+            got.append(dpk.asnumpy(dpk.sum(floats, axis=axis)))
+        results[setting] = got
+        rng = np.random.default_rng(11)
+    for one, many in zip(results[1], results[unroll]):
+        if one.dtype.kind == "f":  # the host compiler may contract a * b + acc differently
+            np.testing.assert_allclose(many, one, rtol=1e-5, atol=1e-4)
+        else:
+            np.testing.assert_array_equal(many, one)

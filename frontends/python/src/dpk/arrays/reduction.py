@@ -37,6 +37,12 @@ from .memory import Buffer, broadcast_strides, collapse, size_of
 _I64 = np.dtype(np.int64)
 _SENTINEL = (1 << 63) - 1
 TREE_REDUCTIONS = None  # None: local-memory trees on non-CPU devices; True/False forces (tests)
+# Steps of an item's loop whose loads are issued together (_build): 4 on GPUs, where one load
+# in flight per item left a full f32 sum at half of the memory bandwidth; 1 on CPUs, whose
+# loop is vectorized across the group's items instead. An int forces it (tests, benchmarks).
+UNROLL = None
+# Items an outer reduction (a kept dimension is the contiguous one) spreads over on a GPU.
+GPU_OUTER_ITEMS = 64 * 1024
 
 
 class ReduceOp:
@@ -185,7 +191,7 @@ def _target_parallelism(device):
     """How many groups (inner) / items (outer) a reduction should spread over."""
     if device.device_type == "cpu":
         return 8 * max(device._dev.compute_units, 1), 256 * max(device._dev.compute_units, 1)
-    return 4 * max(device._dev.compute_units, 1) * 8, 64 * 1024
+    return 4 * max(device._dev.compute_units, 1) * 8, GPU_OUTER_ITEMS
 
 
 def reduce(op, node, axes, device):
@@ -270,11 +276,12 @@ def _launch(op, plan, geo, node, device, wg, parts, chunk, outs, final):
     space = None if geo.inner else fusion.LaunchShape([parts, geo.M], device)
     exact = not geo.inner and geo.L == parts * chunk
     tree = device.device_type != "cpu" if TREE_REDUCTIONS is None else TREE_REDUCTIONS
+    unroll = UNROLL or (1 if device.device_type == "cpu" else 4)
     key = ("red", op.name, tuple(d.char for d in op.acc_dtypes), plan.key, tuple(ksig),
            tuple(rsig), geo.inner, wg, final, partial_input, space.key if space else None,
-           exact, tree)
+           exact, tree, unroll)
     kernel = G.cached(key, lambda: _build(op, plan, geo, wg, final, partial_input, space,
-                                          exact, tree))
+                                          exact, tree, unroll))
     args = [G.ViewArg(b.ptr, device) for b in outs]
     args += fusion.leaf_args(plan, device)
     args += [s.value for s in plan.scalars]
@@ -302,7 +309,7 @@ def fusion_report(plan, kernel, node, op):
     fusion._report_ops(plan, kernel, node, f"{op.name}(" + (" ".join(from_ops) or "copy") + ")")
 
 
-def _build(op, plan, geo, wg, final, partial_input, space, exact, tree):
+def _build(op, plan, geo, wg, final, partial_input, space, exact, tree, unroll):
     name = fusion.kernel_name("reduce_" + op.name, getattr(plan, "ops", []))
     kb = G.KernelBuilder(name)
     if final:
@@ -356,7 +363,8 @@ def _build(op, plan, geo, wg, final, partial_input, space, exact, tree):
         kidx = _unravel(kb, m, kext, len(geo.kshape))
         return [fusion.offset_value(kb, kidx, ksig[i], kstride[i]) for i in range(len(ksig))]
 
-    def accumulate(r, bases):
+    def lift_at(r, bases):
+        """The accumulator components of reduced element r (its loads and elementwise math)."""
         ridx = _unravel(kb, r, rext, len(geo.rshape))
 
         def load_leaf(i, dtype):
@@ -371,7 +379,15 @@ def _build(op, plan, geo, wg, final, partial_input, space, exact, tree):
                 lifted = op.lift(kb, [value], r)
             else:
                 lifted = (B.convert(b, value, vdt, op.acc_dtypes[0]),)
-        store_acc(op.combine(kb, load_acc(), lifted))
+        return lifted
+
+    def accumulate(rs, bases):
+        """Folds reduced elements rs into the accumulators, in order. Every element's loads
+        come first, so that a GPU has len(rs) loads in flight per item instead of waiting for
+        each before the next (the fold's order, hence the result's bits, stay the same)."""
+        values = [lift_at(r, bases) for r in rs]
+        for lifted in values:
+            store_acc(op.combine(kb, load_acc(), lifted))
 
     # Whole tiles without a bounds check (uniform trip count: the host runs the group's items
     # as a vectorized inner loop), then the last partial tile with one. The outer layout's
@@ -383,21 +399,37 @@ def _build(op, plan, geo, wg, final, partial_input, space, exact, tree):
         full = b.math(kb.core.MathFn.Max, [full, zero])
     else:
         full = kb.param(p_chunk)
-    body, t = G.for_loop(kb, zero, full, kb.i64(1), "t")
+
+    def element(t):
+        """Reduced element of step t of this item's loop (tile t of the group, or row t)."""
+        if geo.inner:
+            lid = kb.work_item("LocalId", 0)
+            return kb.op("Add", kb.op("Add", start, kb.op("Mul", t, kb.i64(wg))), lid)
+        return kb.op("Add", start, t)
+
+    # Unrolled steps first (GPUs, where every step is a full one: inner tiles, exact outer
+    # parts), then the remaining steps one at a time.
+    first = zero
+    if unroll > 1 and (geo.inner or exact):
+        steps = kb.op("Div", full, kb.i64(unroll))
+        body, tu = G.for_loop(kb, zero, steps, kb.i64(1), "tu")
+        with G.Block(kb, body):
+            m, part, start, end = position()
+            t0 = kb.op("Mul", tu, kb.i64(unroll))
+            accumulate([element(kb.op("Add", t0, kb.i64(u))) for u in range(unroll)],
+                       bases_of(m))
+        first = kb.op("Mul", steps, kb.i64(unroll))
+    body, t = G.for_loop(kb, first, full, kb.i64(1), "t")
     with G.Block(kb, body):
         m, part, start, end = position()
         bases = bases_of(m)
-        if geo.inner:
-            lid = kb.work_item("LocalId", 0)
-            accumulate(kb.op("Add", kb.op("Add", start, kb.op("Mul", t, kb.i64(wg))), lid),
-                       bases)
-        elif exact:  # every part is full: no check in the loop the host vectorizes
-            accumulate(kb.op("Add", start, t), bases)
+        if geo.inner or exact:  # exact: every part is full, no check in the loop the host
+            accumulate([element(t)], bases)  # vectorizes
         else:
-            r = kb.op("Add", start, t)
+            r = element(t)
             cond = b.create_if(kb.cmp("Lt", r, end))
             with G.Block(kb, G.then_block(cond)):
-                accumulate(r, bases)
+                accumulate([r], bases)
     m, part, start, end = position()
     if geo.inner:
         lid = kb.work_item("LocalId", 0)
@@ -405,7 +437,7 @@ def _build(op, plan, geo, wg, final, partial_input, space, exact, tree):
         r = kb.op("Add", kb.op("Add", start, kb.op("Mul", full, kb.i64(wg))), lid)
         cond = b.create_if(kb.cmp("Lt", r, end))
         with G.Block(kb, G.then_block(cond)):
-            accumulate(r, bases_of(m))
+            accumulate([r], bases_of(m))
 
     if geo.inner:
         scratch = [kb.local(d, wg) for d in op.acc_dtypes]
