@@ -26,10 +26,12 @@ constexpr uint64_t kRangeRowLength = 1024;
 // what a fixed row length did (the 16-core sort ran its 64 walkers on one core).
 constexpr uint64_t kRangeGroupsPerThread = 4;
 // ... but no shorter than this: the work-item loop is vectorized across work-items, so a group
-// of 8 costs about what a group of 1 does for a vectorizable kernel (measured: a Range(8) of
-// long dependent float64 chains takes 11 ms as one group on one core, 44 ms as 8 groups on 2).
-// A launch that wants one work-item per task (a serial walker) says so with NdRange(n, 1).
-constexpr uint64_t kRangeMinRowLength = 8;
+// of one vector's worth (16 float32 lanes of AVX-512) costs about what a group of 1 does for a
+// vectorizable kernel (measured: a Range(8) of long dependent float64 chains takes 11 ms as one
+// group on one core, 44 ms as 8 groups on 2), and a launch of one group runs on the calling
+// thread without the arena's dispatch (runLaunch). A launch that wants one work-item per task
+// (a serial walker) says so with NdRange(n, 1).
+constexpr uint64_t kRangeMinRowLength = 16;
 
 size_t alignUp(size_t value, size_t align) { return (value + align - 1) / align * align; }
 
@@ -97,46 +99,52 @@ void runItems(const dpk_host_kernel_entry_t &entry, const dpk_host_work_group_t 
       }
 }
 
+// Runs groups [begin, end) of `block` (row-major linear numbers) on the calling thread.
+void runGroups(const dpk_host_kernel_entry_t &entry, const GroupBlock &block, const ArgumentPack &args,
+               uint64_t begin, uint64_t end) {
+  LocalMemory local;
+  std::vector<void *> localPointers;
+  std::vector<void *> pointers = bindArguments(args, local, localPointers);
+
+  dpk_host_work_group_t group;
+  std::memset(&group, 0, sizeof group);
+  group.dims = block.shape.dims;
+  for (int d = 0; d < 3; ++d) {
+    group.global_size[d] = block.shape.global[d];
+    group.local_size[d] = block.shape.local[d];
+    group.num_groups[d] = block.shape.global[d] / block.shape.local[d];
+  }
+  // Row-major: dimension 0 varies slowest, as in the index space every backend shares. The
+  // ids of the chunk's first group are divided out once; after that they advance like an
+  // odometer. (Three 64-bit divisions per group cost about 7% of pairwise distance, n = 4096,
+  // whose 16 K groups each take well under a microsecond.)
+  uint64_t offset[3];
+  uint64_t rest = begin;
+  for (int d = 2; d >= 0; --d) {
+    offset[d] = rest % block.groupCount[d];
+    rest /= block.groupCount[d];
+  }
+  for (uint64_t linear = begin; linear != end; ++linear) {
+    for (int d = 0; d < 3; ++d)
+      group.group_id[d] = block.groupOrigin[d] + offset[d];
+    if (entry.kind == DPK_HOST_KERNEL_ITEM)
+      runItems(entry, group, pointers.data());
+    else
+      reinterpret_cast<dpk_host_group_fn>(entry.fn)(&group, pointers.data());
+    for (int d = 2; d >= 0; --d) { // next group: the last dimension turns fastest
+      if (++offset[d] < block.groupCount[d])
+        break;
+      offset[d] = 0;
+    }
+  }
+}
+
 void runBlock(const dpk_host_kernel_entry_t &entry, const GroupBlock &block, const ArgumentPack &args) {
   const uint64_t count = block.totalGroups();
   if (count == 0)
     return;
   tbb::parallel_for(tbb::blocked_range<uint64_t>(0, count), [&](const tbb::blocked_range<uint64_t> &range) {
-    LocalMemory local;
-    std::vector<void *> localPointers;
-    std::vector<void *> pointers = bindArguments(args, local, localPointers);
-
-    dpk_host_work_group_t group;
-    std::memset(&group, 0, sizeof group);
-    group.dims = block.shape.dims;
-    for (int d = 0; d < 3; ++d) {
-      group.global_size[d] = block.shape.global[d];
-      group.local_size[d] = block.shape.local[d];
-      group.num_groups[d] = block.shape.global[d] / block.shape.local[d];
-    }
-    // Row-major: dimension 0 varies slowest, as in the index space every backend shares. The
-    // ids of the chunk's first group are divided out once; after that they advance like an
-    // odometer. (Three 64-bit divisions per group cost about 7% of pairwise distance, n = 4096,
-    // whose 16 K groups each take well under a microsecond.)
-    uint64_t offset[3];
-    uint64_t rest = range.begin();
-    for (int d = 2; d >= 0; --d) {
-      offset[d] = rest % block.groupCount[d];
-      rest /= block.groupCount[d];
-    }
-    for (uint64_t linear = range.begin(); linear != range.end(); ++linear) {
-      for (int d = 0; d < 3; ++d)
-        group.group_id[d] = block.groupOrigin[d] + offset[d];
-      if (entry.kind == DPK_HOST_KERNEL_ITEM)
-        runItems(entry, group, pointers.data());
-      else
-        reinterpret_cast<dpk_host_group_fn>(entry.fn)(&group, pointers.data());
-      for (int d = 2; d >= 0; --d) { // next group: the last dimension turns fastest
-        if (++offset[d] < block.groupCount[d])
-          break;
-        offset[d] = 0;
-      }
-    }
+    runGroups(entry, block, args, range.begin(), range.end());
   });
 }
 
@@ -244,6 +252,12 @@ void runLaunch(const dpk_host_kernel_entry_t &entry, const GroupShape &shape, co
     main.groupCount[d] = shape.global[d] / shape.local[d];
   const uint64_t remainder = shape.global[last] % shape.local[last];
 
+  // One group: nothing to spread, so it runs here without entering the arena (a launch + wait
+  // of an empty kernel spends most of its time there otherwise).
+  if (!remainder && main.totalGroups() == 1) {
+    runGroups(entry, main, args, 0, 1);
+    return;
+  }
   hostDevice()->arena.execute([&] {
     runBlock(entry, main, args);
     if (!remainder)

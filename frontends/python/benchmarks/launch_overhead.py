@@ -49,14 +49,14 @@ def per_call_us(fn, calls):
     return (time.perf_counter() - t0) / calls * 1e6
 
 
-def measure(nargs, device, calls, rounds):
+def measure(nargs, device, calls, rounds, items=16):
     # Bound to the device, so that NumPy arrays (host) do not go to the policy's default device.
     kernel = dpk.kernel(KERNELS[nargs].py_func, device=device.filter_string)
     if device.is_host:
-        arrays = [np.zeros(16, np.float32) for _ in range(nargs)]
+        arrays = [np.zeros(items, np.float32) for _ in range(nargs)]
     else:
-        arrays = [dpk.zeros(16, np.float32, device=device) for _ in range(nargs)]
-    rng = dpk.Range(16)
+        arrays = [dpk.zeros(items, np.float32, device=device) for _ in range(nargs)]
+    rng = dpk.Range(items)
     t0 = time.perf_counter()
     dpk.call_kernel(kernel, rng, *arrays)
     first_ms = (time.perf_counter() - t0) * 1e3
@@ -76,11 +76,12 @@ def main():
     parser.add_argument("--device", default="host")
     parser.add_argument("--calls", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--items", type=int, default=16, help="work-items of the Range (16)")
     parser.add_argument("--json")
     opts = parser.parse_args()
     device = dpk.select_device(opts.device)
-    results = [measure(n, device, opts.calls, opts.rounds) for n in (0, 1, 4, 8)]
-    print(f"device: {device.filter_string} ({device.name})")
+    results = [measure(n, device, opts.calls, opts.rounds, opts.items) for n in (0, 1, 4, 8)]
+    print(f"device: {device.filter_string} ({device.name}), Range({opts.items})")
     print(f"{'arrays':>6} {'call_kernel us':>15} {'frontend us':>12} {'first call ms':>14}")
     for r in results:
         print(f"{r['args']:>6} {r['call_kernel_us']:>15.2f} {r['frontend_us']:>12.2f} "

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstring>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -183,11 +184,15 @@ TEST_F(HostBackend, RangeLaunchWithRemainderRunsEveryItemOnce) {
 struct GroupLog {
   std::atomic<uint64_t> groups{0};
   std::atomic<uint64_t> largest{0};
+  std::thread::id submitter = std::this_thread::get_id();
+  std::atomic<bool> onSubmitter{true}; // every group ran on the thread that made the log
 };
 
 void logGroup(const dpk_host_work_group_t *group, void *const *args) {
   auto *log = *static_cast<GroupLog *const *>(args[0]);
   log->groups.fetch_add(1);
+  if (std::this_thread::get_id() != log->submitter)
+    log->onSubmitter.store(false);
   uint64_t seen = log->largest.load();
   while (group->local_size[0] > seen && !log->largest.compare_exchange_weak(seen, group->local_size[0])) {
   }
@@ -210,9 +215,14 @@ TEST_F(HostBackend, RangeLaunchesSpreadSmallRangesOverTheThreads) {
     ASSERT_EQ(table.queue_finish(queue), DPK_SUCCESS);
   };
   GroupLog small;
-  launch(64, small); // 64 items: groups of 8 at least (vector width), as many as the cores need
-  EXPECT_GE(small.groups.load(), std::min<uint64_t>(props.compute_units, 8));
-  EXPECT_GE(small.largest.load(), 8u);
+  launch(64, small); // 64 items: groups of 16 at least (vector width), as many as the cores need
+  EXPECT_GE(small.groups.load(), std::min<uint64_t>(props.compute_units, 4));
+  EXPECT_GE(small.largest.load(), 16u);
+  GroupLog tiny;
+  launch(16, tiny); // one vector's worth: one group, run by the submitting thread
+  EXPECT_EQ(tiny.groups.load(), 1u);
+  EXPECT_EQ(tiny.largest.load(), 16u);
+  EXPECT_TRUE(tiny.onSubmitter.load());
   GroupLog large;
   launch(uint64_t(1) << 22, large); // long rows where the range is large
   EXPECT_EQ(large.largest.load(), 1024u);
