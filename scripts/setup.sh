@@ -12,6 +12,7 @@ apt_packages=(
   llvm-15-dev libllvmspirvlib-15-dev spirv-tools
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libze-dev libtbb-dev libhwloc-dev libyaml-cpp-dev
+  libopenblas0-pthread  # the host's vendor GEMM, opened at run time (backends/host/blas.cpp)
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-dev python3-venv
   openmpi-bin libopenmpi-dev

@@ -41,6 +41,9 @@ void releaseContextRef(Context *context) {
   if (makeCurrent(context->native) == DPK_SUCCESS) {
     for (CUevent event : context->spareEvents)
       cu.eventDestroy(event);
+    std::string whyNot;
+    if (const CublasApi *blas = context->blas ? loadCublas(whyNot) : nullptr)
+      blas->destroy(context->blas);
     // The core frees what it allocated; anything left is freed here rather than leaked.
     for (auto &entry : context->allocations)
       freeAllocation(entry.second);

@@ -3,6 +3,7 @@
 #ifndef DPK_BACKENDS_CUDA_CONTEXT_HPP
 #define DPK_BACKENDS_CUDA_CONTEXT_HPP
 
+#include "cublas_api.hpp"
 #include "device.hpp"
 #include "entries.hpp"
 
@@ -32,6 +33,10 @@ struct Context : RefCounted {
   std::vector<CUevent> spareEvents;
   /// Other devices' contexts whose peer access this context has asked for (peer.hpp).
   std::unordered_set<CUcontext> peersTried;
+  /// The context's cuBLAS handle, created by the first GEMM (gemm.cpp). A handle holds one
+  /// stream at a time, so blasLock is held from cublasSetStream to the GEMM's enqueue.
+  std::mutex blasLock;
+  cublasHandle_t blas = nullptr;
 
   /// A CU_EVENT_DISABLE_TIMING event of this context (the context must be current).
   dpk_status_t takeEvent(CUevent &out);

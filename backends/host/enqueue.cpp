@@ -1,9 +1,11 @@
-// enqueue.cpp - builds commands (copy, fill, launch) and hands them to the queue's dispatcher.
+// enqueue.cpp - builds commands (copy, fill, launch, gemm) and hands them to the queue's
+// dispatcher.
 // The core checked the handles, arguments, dependencies, the range's shape and the fill pattern
 // before these entries run (core/runtime/PluginValidation.cpp).
 #include "enqueue.hpp"
 
 #include "PluginSupport.h"
+#include "gemm.hpp"
 #include "program.hpp"
 #include "queue.hpp"
 #include "work_groups.hpp"
@@ -102,6 +104,27 @@ dpk_status_t enqueueLaunch(dpk_pl_event_t *outEvent, dpk_pl_queue_t queue, dpk_p
   command.what = "launch of '" + std::string(kernel->entry.name) + "'";
   command.run = [program, entry = kernel->entry, shape, pack = ArgumentPack::copy(numArgs, args)](std::string &) {
     runLaunch(entry, shape, pack);
+    return DPK_SUCCESS;
+  };
+  submit(queue, std::move(command), numDeps, deps, outEvent);
+  return DPK_SUCCESS;
+}
+
+// The host's CBLAS, run as a command in the queue's order like a launch; UNSUPPORTED when no
+// BLAS library is installed (the caller runs its own kernel then).
+dpk_status_t enqueueGemm(dpk_pl_event_t *outEvent, dpk_pl_queue_t queue, const dpk_gemm_desc_t *desc,
+                         uint32_t numDeps, const dpk_pl_event_t *deps) {
+  std::string whyNot;
+  const HostBlas *blas = hostBlas(whyNot);
+  if (!blas)
+    return plugin::fail(DPK_ERROR_UNSUPPORTED, "enqueue_gemm: " + whyNot);
+  if (std::string why = gemmUnsupported(*blas, *desc); !why.empty())
+    return plugin::fail(DPK_ERROR_UNSUPPORTED, "enqueue_gemm: " + why);
+  Command command;
+  command.what = "gemm " + std::to_string(desc->m) + "x" + std::to_string(desc->n) + "x" +
+                 std::to_string(desc->k) + " (" + blas->library + ")";
+  command.run = [blas, d = *desc](std::string &) {
+    runGemm(*blas, d);
     return DPK_SUCCESS;
   };
   submit(queue, std::move(command), numDeps, deps, outEvent);

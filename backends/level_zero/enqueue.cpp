@@ -117,4 +117,12 @@ dpk_status_t enqueueLaunch(dpk_pl_event_t *outEvent, dpk_pl_queue_t handle, dpk_
   return commitCommand(queue, command, outEvent);
 }
 
+// Level Zero has no BLAS (oneMKL sits above SYCL, not on the driver): callers run their own
+// kernel.
+dpk_status_t enqueueGemm(dpk_pl_event_t *, dpk_pl_queue_t, const dpk_gemm_desc_t *, uint32_t,
+                         const dpk_pl_event_t *) {
+  return fail(DPK_ERROR_UNSUPPORTED,
+              "enqueue_gemm: the Level Zero backend has no vendor BLAS (use a kernel)");
+}
+
 } // namespace dpk::level_zero

@@ -196,4 +196,12 @@ dpk_status_t enqueueLaunch(dpk_pl_event_t *outEvent, dpk_pl_queue_t queue, dpk_p
   return publishEvent(done, outEvent);
 }
 
+// OpenCL has no BLAS of its own (clBLAS and CLBlast are separate libraries dpk does not load):
+// callers run their own kernel.
+dpk_status_t enqueueGemm(dpk_pl_event_t *, dpk_pl_queue_t, const dpk_gemm_desc_t *, uint32_t,
+                         const dpk_pl_event_t *) {
+  return fail(DPK_ERROR_UNSUPPORTED,
+              "enqueue_gemm: the OpenCL backend has no vendor BLAS (use a kernel)");
+}
+
 } // namespace dpk::opencl

@@ -14,6 +14,10 @@ must move (each input read once, each output written once).
     python bench/arrays/bench_arrays.py --device cuda:gpu --cupy
     python bench/arrays/bench_arrays.py --log2n 24 --matrix 2048 --markdown out.md
 
+``matmul`` runs the device's vendor BLAS where it has one (docs/arrays.md); a second row,
+``matmul (generated kernel)``, then times dpk's own kernel on the same operands in the same run
+(``DPK_VENDOR_BLAS=0`` leaves only the kernel, in the ``matmul`` row).
+
 With ``--cupy`` (and CuPy importable) CuPy's default path and ``cupy.fuse`` run too, and a
 device-to-device copy gives the bandwidth reference.
 """
@@ -29,6 +33,7 @@ import time
 import numpy as np
 
 import dpk
+from dpk.arrays import blas
 
 
 def median_time(fn, repeat, sync=None, min_time=0.0):
@@ -149,6 +154,16 @@ def run(args):
     if not args.no_matmul:
         add("matmul", 3 * mm * mm * isz, lambda: ha @ hb, lambda: done(A @ B),
             cupy_rows.get("matmul"), flops=2 * mm ** 3)
+        if blas.enabled():
+            def generated():  # the same product with the vendor BLAS switched off
+                blas.set_enabled(False)
+                try:
+                    return done(A @ B)
+                finally:
+                    blas.set_enabled(True)
+
+            add("matmul (generated kernel)", 3 * mm * mm * isz, lambda: ha @ hb, generated,
+                flops=2 * mm ** 3)
     add("x + 1 (1 element)", 2 * isz, lambda: np.ones(1, np.float32) + 1,
         lambda: done(one + 1), cupy_rows.get("x + 1 (1 element)"), launch=True)
     return dev, rows

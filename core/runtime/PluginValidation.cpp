@@ -1,6 +1,7 @@
 // PluginValidation.cpp - the checks of every plugin entry point, and the forwarding to the plugin.
 #include "runtime/PluginValidation.h"
 
+#include "runtime/GemmShape.h"
 #include "runtime/LastError.h"
 #include "runtime/LaunchRange.h"
 
@@ -291,6 +292,17 @@ dpk_status_t queue_create_from_native(dpk_pl_queue_t *out, dpk_pl_context_t cont
                   "native->queue is NULL (CUDA's legacy default stream is not taken: pass a "
                   "stream of your own)");
   return DPK_SUCCESS;
+}
+
+dpk_status_t enqueue_gemm(dpk_pl_event_t *, dpk_pl_queue_t queue, const dpk_gemm_desc_t *desc,
+                          uint32_t numDeps, const dpk_pl_event_t *deps) {
+  if (!queue)
+    return reject(DPK_ERROR_INVALID_HANDLE, "enqueue_gemm", "queue is NULL");
+  if (!desc)
+    return reject(DPK_ERROR_INVALID_ARGUMENT, "enqueue_gemm", "desc is NULL");
+  if (std::string problem = gemmDescProblem(*desc); !problem.empty())
+    return reject(DPK_ERROR_INVALID_ARGUMENT, "enqueue_gemm", problem);
+  return checkDeps("enqueue_gemm", numDeps, deps);
 }
 
 } // namespace checks

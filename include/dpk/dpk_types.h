@@ -201,6 +201,43 @@ typedef struct dpk_native_queue {
   void *arena;    /* host: the tbb::task_arena kernels run in (oneTBB's ABI); else NULL */
 } dpk_native_queue_t;
 
+/* ---- vendor GEMM (appended: plugin ABI 5, dpk_enqueue_gemm) ----------------------------- */
+
+/* Element types a vendor GEMM takes. */
+typedef enum dpk_gemm_type {
+  DPK_GEMM_F32 = 1, /* float: sgemm */
+  DPK_GEMM_F64 = 2  /* double: dgemm */
+} dpk_gemm_type_t;
+
+/* dpk_gemm_desc_t.flags: an operand stored transposed. */
+enum {
+  DPK_GEMM_TRANS_A = 1u << 0, /* A is stored K x M (row-major), op(A) = its transpose */
+  DPK_GEMM_TRANS_B = 1u << 1  /* B is stored N x K (row-major), op(B) = its transpose */
+};
+
+/* One matrix product, or a batch of them, for the plugin entry enqueue_gemm and the C API's
+ * dpk_enqueue_gemm: for every b in [0, batch),
+ *   C_b = alpha * op(A_b) * op(B_b) + beta * C_b,   op(A_b): m x k, op(B_b): k x n, C_b: m x n,
+ * every matrix row-major (the last index is contiguous) with its leading dimension (elements
+ * from one stored row to the next: lda >= the stored row's length, at least 1). X_b starts
+ * stride_x elements after X_(b-1); stride_a or stride_b 0 uses one matrix for the whole batch.
+ * beta 0 does not read C (it may hold anything, NaN included). k 0 scales C by beta. Pointers
+ * are addresses of the queue's device (or host memory the device reaches).
+ * Set struct_size to sizeof(dpk_gemm_desc_t). */
+typedef struct dpk_gemm_desc {
+  size_t struct_size;
+  dpk_gemm_type_t type;
+  uint32_t flags; /* DPK_GEMM_TRANS_* */
+  uint64_t m, n, k;
+  uint64_t lda, ldb, ldc;
+  double alpha, beta;       /* converted to the element type */
+  uint64_t batch;           /* products; 0 is an empty command */
+  uint64_t stride_a, stride_b, stride_c;
+  const void *a;
+  const void *b;
+  void *c;
+} dpk_gemm_desc_t;
+
 #ifdef __cplusplus
 }
 #endif

@@ -143,6 +143,10 @@ dpk_status_t queueCreateFromNative(dpk_pl_queue_t *, dpk_pl_context_t, const dpk
   return plugin::fail(DPK_ERROR_UNSUPPORTED,
                       "queue_create_from_native: the fault plugin adopts no native queues");
 }
+dpk_status_t enqueueGemm(dpk_pl_event_t *, dpk_pl_queue_t, const dpk_gemm_desc_t *, uint32_t,
+                         const dpk_pl_event_t *) {
+  return plugin::fail(DPK_ERROR_UNSUPPORTED, "enqueue_gemm: the fault plugin has no BLAS");
+}
 dpk_status_t queueGetNative(dpk_native_queue_t *out, dpk_pl_queue_t) {
   return plugin::copyNativeQueue(plugin::emptyNativeQueue(DPK_NATIVE_API_HOST,
                                                           DPK_NATIVE_MEMORY_HOST,

@@ -111,6 +111,22 @@ RoundResult runRound(dpk_device_t device, int round) {
       else if (adoptStatus != DPK_ERROR_UNSUPPORTED)
         ROUND_STEP(adoptStatus);
     }
+    // What matmul asks before it runs its own kernel: the fault backend has no BLAS, so
+    // DPK_ERROR_UNSUPPORTED is its normal answer (nothing is computed or written).
+    if (result.ok()) {
+      dpk_gemm_desc_t gemm{};
+      gemm.struct_size = sizeof gemm;
+      gemm.type = DPK_GEMM_F32;
+      gemm.m = gemm.n = gemm.k = gemm.lda = gemm.ldb = gemm.ldc = 4;
+      gemm.alpha = 1;
+      gemm.batch = 1;
+      gemm.a = x;
+      gemm.b = y;
+      gemm.c = y;
+      dpk_status_t gemmStatus = dpk_enqueue_gemm(nullptr, queue, &gemm, 0, nullptr);
+      if (gemmStatus != DPK_ERROR_UNSUPPORTED)
+        ROUND_STEP(gemmStatus);
+    }
   }
   if (result.ok()) {
     ROUND_STEP(dpk_enqueue_fill(nullptr, queue, x, &sentinel, 4, N * 4, 0, nullptr));

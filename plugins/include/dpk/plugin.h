@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* Major version of this ABI. Bump on any incompatible change to the table below. */
-#define DPK_PLUGIN_ABI_VERSION 4u
+#define DPK_PLUGIN_ABI_VERSION 5u
 #define DPK_PLUGIN_ENTRY_SYMBOL "dpk_plugin_get_dispatch"
 
 typedef struct dpk_pl_device_s *dpk_pl_device_t;

@@ -230,6 +230,20 @@ DPK_EXPORT dpk_status_t dpk_queue_get_native(dpk_native_queue_t *out, dpk_queue_
 DPK_EXPORT dpk_status_t dpk_queue_create_from_native(dpk_queue_t *out, dpk_device_t device,
                                                      const dpk_native_queue_t *native);
 
+/* ---- vendor GEMM (appended; docs/c-api.md) ------------------------------------------------- */
+
+/* desc->batch matrix products C = alpha * op(A) * op(B) + beta * C with the device's vendor BLAS
+ * (dpk_gemm_desc_t in dpk_types.h: row-major operands with leading dimensions, optional
+ * transposes, batch strides; set struct_size), ordered on the queue like a launch. Pointers are
+ * addresses of the queue's device; dpk allocations are checked (another device's memory is
+ * DPK_ERROR_PLACEMENT, an operand past its allocation DPK_ERROR_INVALID_ARGUMENT).
+ * DPK_ERROR_UNSUPPORTED, with the reason in dpk_last_error(), when the device's backend has no
+ * BLAS (OpenCL, Level Zero; the host without OpenBLAS or BLIS installed; CUDA without libcublas)
+ * or the sizes exceed what the library takes: run a kernel of your own then. */
+DPK_EXPORT dpk_status_t dpk_enqueue_gemm(dpk_event_t *out_event, dpk_queue_t queue,
+                                         const dpk_gemm_desc_t *desc, uint32_t num_deps,
+                                         const dpk_event_t *deps);
+
 #ifdef __cplusplus
 }
 #endif

@@ -211,7 +211,51 @@ void initRuntime(nb::module_ &m) {
                   "dpk_enqueue_fill");
             return new Event(ev, nb::none());
           },
-          "dst"_a, "pattern"_a, "bytes"_a, "deps"_a = nb::none(), nb::rv_policy::take_ownership);
+          "dst"_a, "pattern"_a, "bytes"_a, "deps"_a = nb::none(), nb::rv_policy::take_ownership)
+      .def(
+          "gemm",
+          [](Queue &q, int type, uint32_t flags, uint64_t m, uint64_t n, uint64_t k, uintptr_t a,
+             uint64_t lda, uintptr_t b, uint64_t ldb, uintptr_t c, uint64_t ldc, double alpha,
+             double beta, uint64_t batch, uint64_t strideA, uint64_t strideB, uint64_t strideC,
+             nb::handle deps, nb::object keepalive) {
+            dpk_gemm_desc_t desc{};
+            desc.struct_size = sizeof desc;
+            desc.type = static_cast<dpk_gemm_type_t>(type);
+            desc.flags = flags;
+            desc.m = m;
+            desc.n = n;
+            desc.k = k;
+            desc.lda = lda;
+            desc.ldb = ldb;
+            desc.ldc = ldc;
+            desc.alpha = alpha;
+            desc.beta = beta;
+            desc.batch = batch;
+            desc.stride_a = strideA;
+            desc.stride_b = strideB;
+            desc.stride_c = strideC;
+            desc.a = reinterpret_cast<const void *>(a);
+            desc.b = reinterpret_cast<const void *>(b);
+            desc.c = reinterpret_cast<void *>(c);
+            auto depHandles = eventHandles(deps);
+            dpk_event_t ev = nullptr;
+            dpk_status_t status;
+            {
+              nb::gil_scoped_release release; // the host runs the GEMM before returning
+              status = dpk_enqueue_gemm(&ev, q.handle, &desc, (uint32_t)depHandles.size(),
+                                        depHandles.data());
+            }
+            check(status, "dpk_enqueue_gemm");
+            return new Event(ev, keepalive);
+          },
+          "type"_a, "flags"_a, "m"_a, "n"_a, "k"_a, "a"_a, "lda"_a, "b"_a, "ldb"_a, "c"_a,
+          "ldc"_a, "alpha"_a = 1.0, "beta"_a = 0.0, "batch"_a = 1, "stride_a"_a = 0,
+          "stride_b"_a = 0, "stride_c"_a = 0, "deps"_a = nb::none(), "keepalive"_a = nb::none(),
+          nb::rv_policy::take_ownership,
+          "Enqueues batch products C = alpha * op(A) op(B) + beta * C with the device's vendor "
+          "BLAS (dpk_enqueue_gemm: type 1 float32, 2 float64; flags 1 transposes A, 2 B; "
+          "row-major, leading dimensions and batch strides in elements). UnsupportedError when "
+          "the device's backend has no BLAS.");
 
   nb::class_<Event>(m, "Event", "A command's completion; wait() raises the command's error.")
       .def("wait", &Event::wait)

@@ -1,5 +1,6 @@
 """The matmul kernel: a tiled product through work-group local memory, the portable path on
-every backend.
+every backend. matmul_into asks the device's vendor BLAS first (blas.py: OpenBLAS or BLIS on the
+host, cuBLAS on CUDA) and runs the kernel where there is none or the operands do not fit it.
 
 C[b, i, j] = sum_k A[b, i, k] * B[b, k, j] over a batch b (leading dimensions, broadcast, with
 their own strides per operand). A work-group of T x T items computes a (T*R) x (T*R) block of C,
@@ -15,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._ir import builder as B
+from . import blas
 from . import fusion
 from . import generated as G
 from .memory import Buffer, size_of
@@ -49,6 +51,8 @@ def matmul_into(a, b, out_shape, batch_shape, a_batch, b_batch, dtype, device):
     out = Buffer(device, size_of(out_shape) * dtype.itemsize)
     nbatch = size_of(batch_shape)
     if size_of(out_shape) == 0:
+        return out
+    if blas.try_gemm(out, a, b, batch_shape, a_batch, b_batch, dtype, device):
         return out
     nb = len(batch_shape)
     if device.device_type == "cpu" and sbn == 1 and CPU_PANELS:

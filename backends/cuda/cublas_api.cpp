@@ -1,0 +1,138 @@
+// cublas_api.cpp - loads cuBLAS and maps its statuses.
+#include "cublas_api.hpp"
+
+#include "common.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+
+namespace dpk::cuda {
+namespace {
+
+constexpr const char *kSearchList[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11",
+                                       "libcublas.so"};
+
+template <typename Fn> bool resolve(void *library, const char *symbol, Fn &out) {
+  out = reinterpret_cast<Fn>(dlsym(library, symbol));
+  return out != nullptr;
+}
+
+/// Opens `name` and resolves every function; "" on success, else why not.
+std::string tryLibrary(const char *name, CublasApi &out) {
+  // RTLD_LOCAL keeps cuBLAS's symbols private to the plugin; never closed, as libcuda is not:
+  // its handles' workspaces live as long as the contexts.
+  void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *why = dlerror();
+    return std::string(name) + ": " + (why ? why : "dlopen failed");
+  }
+  CublasApi api;
+#define DPK_CUBLAS_RESOLVE(member, symbol, params)                                                 \
+  if (!resolve(library, symbol, api.member))                                                       \
+    return std::string(name) + " lacks " symbol;
+  DPK_CUBLAS_FUNCTIONS(DPK_CUBLAS_RESOLVE)
+#undef DPK_CUBLAS_RESOLVE
+  api.library = name;
+  out = api;
+  return {};
+}
+
+struct Loaded {
+  CublasApi api;
+  bool found = false;
+  std::string whyNot;
+};
+
+Loaded load() {
+  Loaded loaded;
+  const char *override = std::getenv("DPK_CUBLAS_LIBRARY");
+  if (override && *override) {
+    if (!std::strcmp(override, "none") || !std::strcmp(override, "0")) {
+      loaded.whyNot = "cuBLAS switched off (DPK_CUBLAS_LIBRARY=" + std::string(override) + ")";
+      return loaded;
+    }
+    loaded.whyNot = tryLibrary(override, loaded.api);
+    loaded.found = loaded.whyNot.empty();
+    if (!loaded.found)
+      loaded.whyNot += " (DPK_CUBLAS_LIBRARY)";
+    return loaded;
+  }
+  std::string tried;
+  for (const char *name : kSearchList) {
+    std::string why = tryLibrary(name, loaded.api);
+    if (why.empty()) {
+      loaded.found = true;
+      return loaded;
+    }
+    tried += (tried.empty() ? "" : "; ") + why;
+  }
+  loaded.whyNot = "no cuBLAS found (install the CUDA toolkit's libcublas): " + tried;
+  return loaded;
+}
+
+const char *statusName(cublasStatus_t status) {
+  switch (status) {
+  case CUBLAS_STATUS_SUCCESS:
+    return "CUBLAS_STATUS_SUCCESS";
+  case CUBLAS_STATUS_NOT_INITIALIZED:
+    return "CUBLAS_STATUS_NOT_INITIALIZED";
+  case CUBLAS_STATUS_ALLOC_FAILED:
+    return "CUBLAS_STATUS_ALLOC_FAILED";
+  case CUBLAS_STATUS_INVALID_VALUE:
+    return "CUBLAS_STATUS_INVALID_VALUE";
+  case CUBLAS_STATUS_ARCH_MISMATCH:
+    return "CUBLAS_STATUS_ARCH_MISMATCH";
+  case CUBLAS_STATUS_MAPPING_ERROR:
+    return "CUBLAS_STATUS_MAPPING_ERROR";
+  case CUBLAS_STATUS_EXECUTION_FAILED:
+    return "CUBLAS_STATUS_EXECUTION_FAILED";
+  case CUBLAS_STATUS_INTERNAL_ERROR:
+    return "CUBLAS_STATUS_INTERNAL_ERROR";
+  case CUBLAS_STATUS_NOT_SUPPORTED:
+    return "CUBLAS_STATUS_NOT_SUPPORTED";
+  case CUBLAS_STATUS_LICENSE_ERROR:
+    return "CUBLAS_STATUS_LICENSE_ERROR";
+  }
+  return "cuBLAS status";
+}
+
+dpk_status_t mapCublasStatus(cublasStatus_t status) {
+  switch (status) {
+  case CUBLAS_STATUS_SUCCESS:
+    return DPK_SUCCESS;
+  case CUBLAS_STATUS_ALLOC_FAILED:
+    return DPK_ERROR_OUT_OF_DEVICE_MEMORY;
+  case CUBLAS_STATUS_INVALID_VALUE:
+    return DPK_ERROR_INVALID_ARGUMENT;
+  case CUBLAS_STATUS_ARCH_MISMATCH:
+  case CUBLAS_STATUS_NOT_SUPPORTED:
+    return DPK_ERROR_UNSUPPORTED;
+  case CUBLAS_STATUS_EXECUTION_FAILED:
+    return DPK_ERROR_LAUNCH;
+  }
+  return DPK_ERROR_DEVICE;
+}
+
+} // namespace
+
+const CublasApi *loadCublas(std::string &whyNot) {
+  static const Loaded loaded = load();
+  if (!loaded.found) {
+    whyNot = loaded.whyNot;
+    return nullptr;
+  }
+  return &loaded.api;
+}
+
+std::string describeCublasStatus(cublasStatus_t status) {
+  return std::string(statusName(status)) + " (" + std::to_string(status) + ")";
+}
+
+dpk_status_t checkCublas(cublasStatus_t status, const char *call) {
+  if (status == CUBLAS_STATUS_SUCCESS)
+    return DPK_SUCCESS;
+  return fail(mapCublasStatus(status), status, std::string(call) + ": " + describeCublasStatus(status));
+}
+
+} // namespace dpk::cuda
