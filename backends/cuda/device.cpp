@@ -132,6 +132,10 @@ dpk_status_t deviceGetProps(dpk_device_props_t *out, dpk_pl_device_t handle) {
     props.aspects |= DPK_ASPECT_FP16;
   if (d.managedMemory)
     props.aspects |= DPK_ASPECT_USM_SHARED;
+  // Unified addressing: cuMemcpyAsync finds each pointer's device itself, and copies between
+  // two GPUs directly (peer.hpp enables peer access where the GPUs allow it).
+  if (attribute(d.native, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING))
+    props.aspects |= DPK_ASPECT_PEER_COPY;
   props.cache_sizes[1] =
       static_cast<uint64_t>(attribute(d.native, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
   char extra[sizeof(props.extra)];

@@ -15,11 +15,19 @@ namespace {
 /// Where one end of a transfer lives, seen from a queue's device.
 struct Endpoint {
   std::optional<Allocation> allocation;
-  /// Device memory of another device: the queue's plugin cannot touch it.
+  /// Device memory of another device that the queue's plugin cannot copy directly: staged.
   bool foreign = false;
   Device *owner() const { return allocation ? allocation->device : nullptr; }
   bool onDevice() const { return allocation && allocation->kind == DPK_MEM_DEVICE; }
 };
+
+/// Whether the queue device's plugin copies `other`'s device memory itself (both devices of one
+/// plugin that says so: CUDA GPUs with unified addressing copy peer to peer).
+bool peerCopies(const Device &other, const Device &queueDevice) {
+  return &other.plugin() == &queueDevice.plugin() &&
+         (queueDevice.props().aspects & DPK_ASPECT_PEER_COPY) &&
+         (other.props().aspects & DPK_ASPECT_PEER_COPY);
+}
 
 Expected<Endpoint> locate(const void *address, size_t bytes, const Device &queueDevice,
                           const char *role) {
@@ -34,7 +42,8 @@ Expected<Endpoint> locate(const void *address, size_t bytes, const Device &queue
                  std::string(role) + " range of " + std::to_string(bytes) + " bytes at offset " +
                      std::to_string(offset) + " overruns its allocation of " +
                      std::to_string(allocation.size) + " bytes");
-  endpoint.foreign = allocation.kind == DPK_MEM_DEVICE && allocation.device != &queueDevice;
+  endpoint.foreign = allocation.kind == DPK_MEM_DEVICE && allocation.device != &queueDevice &&
+                     !peerCopies(*allocation.device, queueDevice);
   return endpoint;
 }
 

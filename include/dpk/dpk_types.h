@@ -66,7 +66,11 @@ enum {
   DPK_ASPECT_ATOMIC64 = 1u << 2,
   DPK_ASPECT_USM_DEVICE = 1u << 3,
   DPK_ASPECT_USM_SHARED = 1u << 4,
-  DPK_ASPECT_USM_HOST = 1u << 5
+  DPK_ASPECT_USM_HOST = 1u << 5,
+  /* Appended: enqueue_copy takes device memory of this plugin's other devices as either end
+   * and copies it device to device (peer copies); without it the core stages such copies
+   * through host memory. */
+  DPK_ASPECT_PEER_COPY = 1u << 6
 };
 
 /* Memory kinds as USM users know them. */

@@ -68,6 +68,7 @@ std::string aspectsText(uint32_t aspects) {
   add(DPK_ASPECT_USM_DEVICE, "usm_device");
   add(DPK_ASPECT_USM_SHARED, "usm_shared");
   add(DPK_ASPECT_USM_HOST, "usm_host");
+  add(DPK_ASPECT_PEER_COPY, "peer_copy");
   return text.empty() ? "-" : text;
 }
 

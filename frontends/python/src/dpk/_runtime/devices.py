@@ -22,7 +22,7 @@ from .._errors import InvalidArgumentError, NoDeviceError
 _DEVICE_TYPES = {1: "cpu", 2: "gpu", 3: "accelerator"}
 # DPK_ASPECT_* and DPK_FORMAT_* of include/dpk/dpk_types.h.
 _ASPECTS = {"fp64": 1 << 0, "fp16": 1 << 1, "atomic64": 1 << 2, "usm_device": 1 << 3,
-            "usm_shared": 1 << 4, "usm_host": 1 << 5}
+            "usm_shared": 1 << 4, "usm_host": 1 << 5, "peer_copy": 1 << 6}
 _FORMATS = {"host-native": 1 << 0, "spirv": 1 << 1, "opencl-c": 1 << 2, "ptx": 1 << 3}
 _BACKENDS = ("host", "opencl", "level_zero", "cuda")
 _lock = threading.RLock()
@@ -117,7 +117,7 @@ class Device:
     @property
     def aspects(self) -> tuple:
         """The device's aspects by name ("fp64", "fp16", "atomic64", "usm_device",
-        "usm_shared", "usm_host")."""
+        "usm_shared", "usm_host", "peer_copy")."""
         return tuple(name for name, bit in _ASPECTS.items() if self._dev.aspects & bit)
 
     @property

@@ -43,6 +43,8 @@ TREE_REDUCTIONS = None  # None: local-memory trees on non-CPU devices; True/Fals
 UNROLL = None
 # Items an outer reduction (a kept dimension is the contiguous one) spreads over on a GPU.
 GPU_OUTER_ITEMS = 64 * 1024
+# See _workgroup_size (None: groups of 256 on GPUs whatever the row length).
+GPU_TILES_PER_ITEM = None
 
 
 class ReduceOp:
@@ -181,10 +183,17 @@ def _unravel(kb, flat, extents_params, nd):
 
 # ---- the kernels ------------------------------------------------------------------------------
 
-def _workgroup_size(device):
+def _workgroup_size(device, L=None):
+    """Items of an inner reduction's group. GPUs: 256, or with ``GPU_TILES_PER_ITEM`` set the
+    largest power of two down to 32 that leaves each item that many tiles of a row of L (short
+    rows then fill groups with loads instead of tree steps)."""
     if device.device_type == "cpu":
         return 64
-    return min(256, device.max_work_group_size)
+    wg = min(256, device.max_work_group_size)
+    if GPU_TILES_PER_ITEM and L is not None:
+        while wg > 32 and L < wg * GPU_TILES_PER_ITEM:
+            wg //= 2
+    return wg
 
 
 def _target_parallelism(device):
@@ -208,7 +217,7 @@ def reduce(op, node, axes, device):
         return out
     groups, items = _target_parallelism(device)
     if geo.inner:
-        wg = _workgroup_size(device)
+        wg = _workgroup_size(device, L)
         parts = max(1, min(-(-groups // M), -(-L // (wg * 8))))
         chunk = -(-L // parts)
         chunk = -(-chunk // wg) * wg
