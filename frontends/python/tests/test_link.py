@@ -266,3 +266,25 @@ def test_pickled_kernel_keeps_its_link_list(host):
     x = np.arange(5, dtype=np.int32)
     run_on(host, copy, dpk.Range(5), x)
     np.testing.assert_array_equal(x, np.arange(5) + 7)
+
+
+def test_jit_regions_call_declared_functions(device):
+    """``@dpk.jit(link=[...])``: a prange region calls dpk.declare_device functions, linked per
+    device from the same list a kernel takes (no fallback to the region's Python, which could
+    not call external device code)."""
+    link = [PTX] if _is_cuda(device) else [LL, CL]
+
+    @dpk.jit(link=link, fallback="deny")
+    def shifted(x, y):
+        for i in dpk.prange(x.shape[0]):
+            x[i] = my_add(x[i], 7)
+            y[i] = my_fma3(y[i], np.float32(2.0))
+
+    n = 100
+    x = dpk.asarray(np.arange(n, dtype=np.int32) - 20, device=device)
+    y = dpk.asarray(np.linspace(-3.0, 5.0, n).astype(np.float32), device=device)
+    x0, y0 = x.asnumpy().copy(), y.asnumpy().copy()
+    shifted(x, y)
+    np.testing.assert_array_equal(x.asnumpy(), x0 + 7)
+    np.testing.assert_allclose(y.asnumpy(), 3.0 * y0 + 2.0, rtol=1e-6)
+    assert shifted.link == tuple(os.path.abspath(p) for p in link)

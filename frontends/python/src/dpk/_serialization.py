@@ -235,12 +235,13 @@ def _load_vectorized(state, signatures, target):
 
 
 def _reduce_jit(f):
-    # by reference when importable; by source with the decorator's options (device, fallback)
-    # otherwise: the receiving process parses its regions and compiles their kernels itself
+    # by reference when importable; by source with the decorator's options (device, fallback,
+    # link) otherwise: the receiving process parses its regions and compiles their kernels itself
     state = _function_state(f.py_func, f.__module__, f.__qualname__, f)
     if state[0] == "ref":
         return (_load_reference, state[1:])
-    return (_load_jit, (state, {"device": f.device, "fallback": f.fallback}))
+    return (_load_jit, (state, {"device": f.device, "fallback": f.fallback,
+                                "link": list(f.link) or None}))
 
 
 def _load_jit(state, options):

@@ -157,7 +157,8 @@ class RegionRunner:
             namespace.update(self.src.closure)
             namespace.update(HELPERS)
             exec(compile(gen.text, gen.filename, "exec"), namespace)
-            found = self._variants[key] = (gen, KernelDispatcher(namespace[gen.name]))
+            found = self._variants[key] = (gen, KernelDispatcher(namespace[gen.name],
+                                                                 link=self.jitfn.link or None))
         self.generated = found[0]
         return found[1]
 

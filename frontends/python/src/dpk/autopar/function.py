@@ -22,6 +22,7 @@ from .._runtime.devices import _context as _context_stack
 from .._runtime.devices import select_device
 from ..arrays.array_object import Array
 from ..kernels.compiler.source import function_source
+from ..kernels.dispatcher import _link_paths
 from ..kernels.functions import DeviceFunction
 from . import arguments, report, rewrite
 from .analysis import analyze
@@ -45,13 +46,15 @@ _IGNORED = {"parallel", "nopython", "nogil", "cache", "fastmath", "boundscheck",
 class JitFunction(DeviceFunction):
     """A ``@dpk.jit`` function (see the module docstring and docs/jit.md)."""
 
-    def __init__(self, fn, device=None, fallback=None):
+    def __init__(self, fn, device=None, fallback=None, link=None):
         super().__init__(fn)
         if fallback not in MODES:
             raise ValueError(f"dpk.jit(fallback={fallback!r}): use 'warn', 'allow' or 'deny' "
                              "(None: the policy's fallback mode)")
         self.device = device
         self.fallback = fallback
+        # files defining the dpk.declare_device functions its regions call (docs/linking.md)
+        self.link = _link_paths(fn, link)
         self._lock = threading.Lock()
         self._compiled = None
         self._runners = None
@@ -153,17 +156,19 @@ class JitFunction(DeviceFunction):
         return f"<dpk.jit {self.__name__}>"
 
 
-def jit(func=None, *, device=None, fallback=None, **options):
+def jit(func=None, *, device=None, fallback=None, link=None, **options):
     """``@dpk.jit``, ``@dpk.jit(device="opencl:cpu")``, ``@dpk.jit(fallback="deny")``: a
     function whose ``dpk.prange`` loop nests run as kernels, region by region (docs/jit.md).
 
     ``device``: where regions over NumPy arrays run (dpk arrays keep theirs); default the
     innermost ``dpk.device_context``, else the policy's default. ``fallback``: "warn", "allow"
-    or "deny" for a region its device cannot run (None: the policy's mode). Numba's options
+    or "deny" for a region its device cannot run (None: the policy's mode). ``link``: files
+    defining the ``dpk.declare_device`` functions its regions call, as ``@dpk.kernel(link=...)``
+    takes them (docs/linking.md). Numba's options
     (``parallel``, ``nopython``, ``cache``, ``fastmath``, ...) are accepted and ignored."""
     unknown = set(options) - _IGNORED
     if unknown:
         raise TypeError(f"dpk.jit() got unexpected options: {', '.join(sorted(unknown))}")
     if func is None or not callable(func):
-        return lambda f: JitFunction(f, device, fallback)
-    return JitFunction(func, device, fallback)
+        return lambda f: JitFunction(f, device, fallback, link)
+    return JitFunction(func, device, fallback, link)
