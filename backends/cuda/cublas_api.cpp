@@ -3,8 +3,8 @@
 
 #include "common.hpp"
 
-#include <cstdlib>
-#include <cstring>
+#include "OptionalLibrary.h"
+
 #include <dlfcn.h>
 
 namespace dpk::cuda {
@@ -20,13 +20,11 @@ template <typename Fn> bool resolve(void *library, const char *symbol, Fn &out) 
 
 /// Opens `name` and resolves every function; "" on success, else why not.
 std::string tryLibrary(const char *name, CublasApi &out) {
-  // RTLD_LOCAL keeps cuBLAS's symbols private to the plugin; never closed, as libcuda is not:
-  // its handles' workspaces live as long as the contexts.
-  void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    const char *why = dlerror();
-    return std::string(name) + ": " + (why ? why : "dlopen failed");
-  }
+  // Never closed, as libcuda is not: its handles' workspaces live as long as the contexts.
+  std::string why;
+  void *library = plugin::openLocalLibrary(name, why);
+  if (!library)
+    return why;
   CublasApi api;
 #define DPK_CUBLAS_RESOLVE(member, symbol, params)                                                 \
   if (!resolve(library, symbol, api.member))                                                       \
@@ -46,28 +44,12 @@ struct Loaded {
 
 Loaded load() {
   Loaded loaded;
-  const char *override = std::getenv("DPK_CUBLAS_LIBRARY");
-  if (override && *override) {
-    if (!std::strcmp(override, "none") || !std::strcmp(override, "0")) {
-      loaded.whyNot = "cuBLAS switched off (DPK_CUBLAS_LIBRARY=" + std::string(override) + ")";
-      return loaded;
-    }
-    loaded.whyNot = tryLibrary(override, loaded.api);
-    loaded.found = loaded.whyNot.empty();
-    if (!loaded.found)
-      loaded.whyNot += " (DPK_CUBLAS_LIBRARY)";
-    return loaded;
-  }
-  std::string tried;
-  for (const char *name : kSearchList) {
-    std::string why = tryLibrary(name, loaded.api);
-    if (why.empty()) {
-      loaded.found = true;
-      return loaded;
-    }
-    tried += (tried.empty() ? "" : "; ") + why;
-  }
-  loaded.whyNot = "no cuBLAS found (install the CUDA toolkit's libcublas): " + tried;
+  loaded.whyNot = plugin::loadOptionalLibrary(
+      "DPK_CUBLAS_LIBRARY", kSearchList, "no cuBLAS found (install the CUDA toolkit's libcublas)",
+      [&](const char *name) { return tryLibrary(name, loaded.api); });
+  if (loaded.whyNot.rfind("switched off", 0) == 0)
+    loaded.whyNot = "cuBLAS " + loaded.whyNot;
+  loaded.found = loaded.whyNot.empty();
   return loaded;
 }
 

@@ -9,9 +9,9 @@
 
 #include "device.hpp"
 
+#include "OptionalLibrary.h"
+
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 #include <dlfcn.h>
 
 namespace dpk::host {
@@ -19,19 +19,13 @@ namespace {
 
 constexpr const char *kSearchList[] = {"libopenblas.so.0", "libblis.so.4"};
 
-bool switchedOff(const char *value) {
-  return !std::strcmp(value, "none") || !std::strcmp(value, "0") || !std::strcmp(value, "off");
-}
-
 /// Opens `name` and resolves the two GEMMs; "" on success, else why not.
 std::string tryLibrary(const char *name, HostBlas &out) {
-  // RTLD_LOCAL keeps the library's symbols out of the process's namespace (NumPy may carry
-  // an OpenBLAS of its own). Never closed: OpenBLAS's thread pool outlives any caller.
-  void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    const char *why = dlerror();
-    return std::string(name) + ": " + (why ? why : "dlopen failed");
-  }
+  // Never closed: OpenBLAS's thread pool outlives any caller.
+  std::string why;
+  void *library = plugin::openLocalLibrary(name, why);
+  if (!library)
+    return why;
   auto sgemm = reinterpret_cast<SgemmFn>(dlsym(library, "cblas_sgemm"));
   auto dgemm = reinterpret_cast<DgemmFn>(dlsym(library, "cblas_dgemm"));
   if (!sgemm || !dgemm)
@@ -60,28 +54,11 @@ struct Loaded {
 
 Loaded load() {
   Loaded loaded;
-  const char *override = std::getenv("DPK_HOST_BLAS");
-  if (override && *override) {
-    if (switchedOff(override)) {
-      loaded.whyNot = "switched off (DPK_HOST_BLAS=" + std::string(override) + ")";
-      return loaded;
-    }
-    loaded.whyNot = tryLibrary(override, loaded.blas);
-    loaded.found = loaded.whyNot.empty();
-    if (!loaded.found)
-      loaded.whyNot += " (DPK_HOST_BLAS)";
-    return loaded;
-  }
-  std::string tried;
-  for (const char *name : kSearchList) {
-    std::string why = tryLibrary(name, loaded.blas);
-    if (why.empty()) {
-      loaded.found = true;
-      return loaded;
-    }
-    tried += (tried.empty() ? "" : "; ") + why;
-  }
-  loaded.whyNot = "no host BLAS found (install libopenblas0-pthread or libblis4): " + tried;
+  loaded.whyNot = plugin::loadOptionalLibrary(
+      "DPK_HOST_BLAS", kSearchList,
+      "no host BLAS found (install libopenblas0-pthread or libblis4)",
+      [&](const char *name) { return tryLibrary(name, loaded.blas); });
+  loaded.found = loaded.whyNot.empty();
   return loaded;
 }
 
