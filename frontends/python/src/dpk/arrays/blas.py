@@ -139,7 +139,7 @@ def try_gemm(out, a, b, batch_shape, a_batch, b_batch, dtype, device):
             _unsupported[device._dev.handle] = str(e)
             _report("generated", f"no vendor BLAS: {e}", device, dtype, M, N, K, nbatch)
             return False
-        if device.is_host or not G.ASYNC:
+        if G.waits_at_once(device):
             event.wait()
         else:
             G.track_event(device, event)

@@ -87,7 +87,7 @@ class GeneratedKernel:
     def launch(self, index_range, args):
         STATS["launches"] += 1
         device = args[0]._device
-        if not ASYNC or device.is_host:
+        if waits_at_once(device):
             self.launcher.call(index_range, tuple(args), None, False)
             return
         event = self.launcher.call(index_range, tuple(args), None, True)
@@ -104,6 +104,12 @@ class GeneratedKernel:
 ASYNC = os.environ.get("DPK_ARRAY_ASYNC", "1").strip().lower() not in ("0", "off", "false")
 _IN_FLIGHT = 64
 _events = {}
+
+
+def waits_at_once(device):
+    """Whether array work on `device` is waited for as it is submitted (the host, or every
+    device with DPK_ARRAY_ASYNC=0) rather than tracked with track_event."""
+    return not ASYNC or device.is_host
 
 
 def track_event(device, event):

@@ -41,8 +41,6 @@ TREE_REDUCTIONS = None  # None: local-memory trees on non-CPU devices; True/Fals
 # in flight per item left a full f32 sum at half of the memory bandwidth; 1 on CPUs, whose
 # loop is vectorized across the group's items instead. An int forces it (tests, benchmarks).
 UNROLL = None
-# Items an outer reduction (a kept dimension is the contiguous one) spreads over on a GPU.
-GPU_OUTER_ITEMS = 64 * 1024
 # Tiles each item of a GPU inner reduction gets at least (_workgroup_size; None: groups of 256
 # whatever the row length). Measured on an H200: sum(axis=1) of 2^20 x 64 float32 1444 us with
 # groups of 256 (a tree of 8 barrier steps after one load per item), 644 us with 32; rows of
@@ -203,7 +201,7 @@ def _target_parallelism(device):
     """How many groups (inner) / items (outer) a reduction should spread over."""
     if device.device_type == "cpu":
         return 8 * max(device._dev.compute_units, 1), 256 * max(device._dev.compute_units, 1)
-    return 4 * max(device._dev.compute_units, 1) * 8, GPU_OUTER_ITEMS
+    return 4 * max(device._dev.compute_units, 1) * 8, 64 * 1024
 
 
 def reduce(op, node, axes, device):
