@@ -16,6 +16,11 @@
 //                                     before it checked the current context first
 //   empty_kernel/dpk-capi             dpk_enqueue_launch (out_event NULL) + dpk_queue_wait,
 //                                     Range(1), four pointer arguments
+//   empty_kernel/dpk-launch+raw-sync  dpk_enqueue_launch + cuStreamSynchronize on the dpk queue's
+//                                     own stream (dpk_queue_get_native): the launch side alone
+//   empty_kernel/raw-enqueue-only,    launches without waiting (a synchronize every 256): the
+//   empty_kernel/dpk-enqueue-only     GPU runs an empty kernel faster than either side submits
+//                                     one, so each figure is the CPU's cost of one submission
 //   driver/cuCtxSetCurrent-same       one call making the already current context current
 //   driver/cuCtxGetCurrent            one call
 //
@@ -190,6 +195,58 @@ void dpkLaunch(benchmark::State &state) {
   }
 }
 
+/// dpk's launch, then the driver's synchronize on the queue's own stream (or, with
+/// `waitEvery`, only every that many launches: the CPU cost of submitting).
+void dpkLaunchThenRawSync(benchmark::State &state, int waitEvery) {
+  Dpk &d = dpk();
+  dpk_native_queue_t native{};
+  native.struct_size = sizeof native;
+  if (d.error.empty() && dpk_queue_get_native(&native, d.queue) != DPK_SUCCESS)
+    d.error = std::string("dpk_queue_get_native: ") + dpk_last_error();
+  if (!d.error.empty()) {
+    state.SkipWithError(d.error.c_str());
+    return;
+  }
+  CUstream stream = static_cast<CUstream>(native.queue);
+  dpk_arg_t args[4];
+  for (int i = 0; i < 4; ++i) args[i] = {DPK_ARG_POINTER, 0, d.buffers[i]};
+  dpk_launch_config_t range{1, {1, 1, 1}, {0, 0, 0}};
+  int launched = 0;
+  for (auto _ : state) {
+    bool ok = dpk_enqueue_launch(nullptr, d.queue, d.kernel, &range, 4, args, 0, nullptr) ==
+              DPK_SUCCESS;
+    if (ok && ++launched % waitEvery == 0)
+      ok = cuStreamSynchronize(stream) == CUDA_SUCCESS;
+    if (!ok) {
+      state.SkipWithError("dpk_enqueue_launch or cuStreamSynchronize failed");
+      return;
+    }
+  }
+  cuStreamSynchronize(stream);
+}
+
+/// The raw launch without waiting but every `waitEvery` launches (dpk-enqueue-only's peer).
+void rawEnqueueOnly(benchmark::State &state, int waitEvery) {
+  Driver &d = driver();
+  if (!d.error.empty()) {
+    state.SkipWithError(d.error.c_str());
+    return;
+  }
+  void *args[4] = {&d.buffer, &d.buffer, &d.buffer, &d.buffer};
+  int launched = 0;
+  for (auto _ : state) {
+    bool ok = cuLaunchKernel(d.function, 1, 1, 1, 1, 1, 1, 0, d.stream, args, nullptr) ==
+              CUDA_SUCCESS;
+    if (ok && ++launched % waitEvery == 0)
+      ok = cuStreamSynchronize(d.stream) == CUDA_SUCCESS;
+    if (!ok) {
+      state.SkipWithError("cuLaunchKernel or cuStreamSynchronize failed");
+      return;
+    }
+  }
+  cuStreamSynchronize(d.stream);
+}
+
 void contextCall(benchmark::State &state, bool set) {
   Driver &d = driver();
   if (!d.error.empty()) {
@@ -315,6 +372,12 @@ int main(int argc, char **argv) {
   RegisterBenchmark("empty_kernel/raw-stream+ctx", [](benchmark::State &s) { rawLaunch(s, true, true); })
       ->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
   RegisterBenchmark("empty_kernel/dpk-capi", dpkLaunch)->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+  RegisterBenchmark("empty_kernel/dpk-launch+raw-sync", [](benchmark::State &s) { dpkLaunchThenRawSync(s, 1); })
+      ->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+  RegisterBenchmark("empty_kernel/raw-enqueue-only", [](benchmark::State &s) { rawEnqueueOnly(s, 256); })
+      ->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+  RegisterBenchmark("empty_kernel/dpk-enqueue-only", [](benchmark::State &s) { dpkLaunchThenRawSync(s, 256); })
+      ->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
   RegisterBenchmark("driver/cuCtxSetCurrent-same", [](benchmark::State &s) { contextCall(s, true); })
       ->Unit(benchmark::kNanosecond);
   RegisterBenchmark("driver/cuCtxGetCurrent", [](benchmark::State &s) { contextCall(s, false); })

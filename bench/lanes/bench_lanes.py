@@ -2,9 +2,11 @@
 on and off, beside the same kernel with its dimensions swapped by hand.
 
 Cases (each on every device given):
-  pairwise_as_written   numba-dpex's overview pairwise distance: Range(n, n), stores
-                        distance[j, i] with i = get_id(0) (strided between neighbouring lanes
-                        under the literal mapping)
+  pairwise_as_written   numba-dpex's overview pairwise distance, as its docs write it
+                        (docs/source/overview.rst: `d = data.dtype.type(0.0)`, so the sum is
+                        in the data's precision): Range(n, n), stores distance[j, i] with
+                        i = get_id(0) (strided between neighbouring lanes under the literal
+                        mapping)
   pairwise_swapped      the same with distance[i, j] (the hand-fixed version)
   stencil_col / stencil_row
                         a 5-point stencil over a 2-D grid, indexed grid[j, i] and grid[i, j]
@@ -35,7 +37,7 @@ def kernels():
     def pairwise_as_written(item: kapi.Item, data, distance):
         i = item.get_id(0)
         j = item.get_id(1)
-        d = 0.0
+        d = data.dtype.type(0.0)
         for k in range(data.shape[1]):
             tmp = data[i, k] - data[j, k]
             d += tmp * tmp
@@ -45,7 +47,7 @@ def kernels():
     def pairwise_swapped(item: kapi.Item, data, distance):
         i = item.get_id(0)
         j = item.get_id(1)
-        d = 0.0
+        d = data.dtype.type(0.0)
         for k in range(data.shape[1]):
             tmp = data[i, k] - data[j, k]
             d += tmp * tmp

@@ -62,18 +62,23 @@ Error copyBack(const std::map<void *, MigratedAllocation> &migrated, Device &fai
 } // namespace
 
 Error checkPlacement(const MarshalledArgs &args, const Device &device, const std::string &kernel) {
-  AllocationTable &table = Registry::get().allocations();
-  for (size_t index : args.pointerArgs()) {
-    std::optional<Allocation> allocation = table.find(args.pointer(index));
-    if (!allocation || allocation->kind != DPK_MEM_DEVICE || allocation->device == &device)
-      continue;
-    return Error(DPK_ERROR_PLACEMENT,
-                 "kernel '" + kernel + "': argument " + std::to_string(args.userIndex(index)) +
-                     " points to device memory of " + allocation->device->describe() +
-                     ", but the kernel is launched on " + device.describe() +
-                     " (copy the data there first)");
-  }
-  return Error::success();
+  const auto &pointerArgs = args.pointerArgs();
+  InlineVector<const void *, MarshalledArgs::InlineArgs> pointers;
+  pointers.reserve(pointerArgs.size());
+  for (size_t index : pointerArgs)
+    pointers.push_back(args.pointer(index));
+  std::optional<std::pair<size_t, Allocation>> foreign =
+      Registry::get().allocations().firstInOtherDevicesMemory(pointers.data(), pointers.size(),
+                                                               &device);
+  if (!foreign)
+    return Error::success();
+  const Allocation &allocation = foreign->second;
+  return Error(DPK_ERROR_PLACEMENT,
+               "kernel '" + kernel + "': argument " +
+                   std::to_string(args.userIndex(pointerArgs[foreign->first])) +
+                   " points to device memory of " + allocation.device->describe() +
+                   ", but the kernel is launched on " + device.describe() +
+                   " (copy the data there first)");
 }
 
 Expected<Ref<Event>> runOnHost(Queue &queue, Kernel &kernel, const dpk_launch_config_t &config,

@@ -57,4 +57,24 @@ Expected<Ref<Kernel>> Kernel::create(Program &program, const std::string &name) 
   return kernel;
 }
 
+Expected<dpk_pl_kernel_t> Kernel::nativeFor(Device &device, const Specialization &spec) {
+  {
+    std::lock_guard<std::mutex> lock(memoMutex_);
+    for (const NativeMemo &entry : memo_) {
+      if (entry.native && entry.device == &device && entry.spec == spec)
+        return entry.native;
+    }
+  }
+  Expected<std::shared_ptr<ProgramBuild>> build = program_->build(device, spec, name_);
+  if (!build)
+    return build.takeError();
+  Expected<dpk_pl_kernel_t> native = (*build)->kernel(name_);
+  if (!native)
+    return native;
+  std::lock_guard<std::mutex> lock(memoMutex_);
+  memo_[memoNext_] = {&device, spec, *native};
+  memoNext_ = (memoNext_ + 1) % MemoSize;
+  return native;
+}
+
 } // namespace dpk::runtime

@@ -6,7 +6,9 @@
 #include "ir/LaneMapping.h"
 #include "runtime/Program.h"
 
+#include <array>
 #include <atomic>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -37,8 +39,22 @@ public:
   /// IR kernels: private memory per work-item, through calls (compiler::privateMemoryBytes).
   uint64_t privateBytes() const { return privateBytes_; }
 
+  /// The plugin kernel of this kernel built for `device` with `spec` (Program::build, then the
+  /// build's kernel). The last few answers are remembered here: a warm launch finds its
+  /// plugin kernel with a few compares instead of the program's map lookup under its lock.
+  Expected<dpk_pl_kernel_t> nativeFor(Device &device, const Specialization &spec);
+
 private:
   Kernel(Ref<Program> program, std::string name);
+
+  /// One remembered answer of nativeFor. Builds live as long as their program, which this
+  /// kernel keeps alive, so the plugin kernel stays valid.
+  struct NativeMemo {
+    Device *device = nullptr;
+    Specialization spec;
+    dpk_pl_kernel_t native = nullptr;
+  };
+  static constexpr size_t MemoSize = 4;
 
   Ref<Program> program_;
   std::string name_;
@@ -49,6 +65,9 @@ private:
   std::atomic<bool> laneChoiceReported_{false};
   bool rangeGuardable_ = false;
   uint64_t privateBytes_ = 0;
+  std::mutex memoMutex_;
+  std::array<NativeMemo, MemoSize> memo_;
+  size_t memoNext_ = 0; ///< the slot the next new answer replaces (round robin)
 };
 
 } // namespace dpk::runtime

@@ -49,7 +49,7 @@ std::string parameterText(const Kernel &kernel, unsigned paramIndex) {
 
 Error checkSignature(const Kernel &kernel, const MarshalledArgs &marshalled, uint32_t userCount) {
   const std::vector<compiler::AbiArg> &abi = kernel.abi();
-  const std::vector<dpk_kernel_arg_t> &args = marshalled.args();
+  const MarshalledArgs::ArgList &args = marshalled.args();
   size_t params = kernel.function()->params.size();
   if (args.size() != abi.size())
     return Error(DPK_ERROR_INVALID_ARGUMENT,
@@ -250,9 +250,8 @@ static Error checkDimensionsUsed(const Kernel &kernel, const dpk_launch_config_t
                    sizesText(config.global_size, config.dims) + ")");
 }
 
-Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
-                                                           const LaunchArg *args, uint32_t count) {
-  auto marshalled = std::make_unique<MarshalledArgs>();
+Error marshalArguments(const Kernel &kernel, const LaunchArg *args, uint32_t count,
+                       MarshalledArgs &out) {
   size_t pointerCount = 0;
   size_t scalarCount = 0;
   for (uint32_t i = 0; i < count; ++i) {
@@ -282,12 +281,11 @@ Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
     }
   }
 
-  MarshalledArgs &out = *marshalled;
   out.pointers_.reserve(pointerCount);
   out.viewScalars_.reserve(scalarCount);
-  // Exact sizes up front, so this per-launch path allocates each vector once instead of in a
-  // doubling series (four pointer arguments: 3 allocations here instead of 9). Every user
-  // argument is one launch argument, plus 2 * rank scalars per view.
+  // Exact sizes up front (beyond the inline storage: one allocation per list, and the addresses
+  // args_ takes stay valid). Every user argument is one launch argument, plus 2 * rank scalars
+  // per view.
   size_t expanded = count + scalarCount;
   out.args_.reserve(expanded);
   out.userIndex_.reserve(expanded);
@@ -325,11 +323,9 @@ Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
       continue;
     }
   }
-  if (kernel.hasSignature()) {
-    if (Error error = checkSignature(kernel, out, count))
-      return error;
-  }
-  return marshalled;
+  if (kernel.hasSignature())
+    return checkSignature(kernel, out, count);
+  return Error::success();
 }
 
 /// Bit i set: IR parameter i is a view whose innermost stride is 1 in this launch. Its ABI
@@ -338,7 +334,7 @@ static uint32_t unitInnerStrideViews(const Kernel &kernel, const MarshalledArgs 
   if (!kernel.hasSignature())
     return 0;
   const std::vector<compiler::AbiArg> &abi = kernel.abi();
-  const std::vector<dpk_kernel_arg_t> &launchArgs = args.args();
+  const MarshalledArgs::ArgList &launchArgs = args.args();
   const std::vector<ir::Value *> &params = kernel.function()->params;
   uint32_t mask = 0;
   for (size_t i = 0; i < abi.size() && i < launchArgs.size(); ++i) {
@@ -387,10 +383,7 @@ static Expected<dpk_pl_kernel_t> buildFor(Device &device, Kernel &kernel,
     for (uint32_t d = 0; d < config.dims; ++d)
       spec.localSize[d] = config.local_size[d];
   }
-  Expected<std::shared_ptr<ProgramBuild>> build = program.build(device, spec, kernel.name());
-  if (!build)
-    return build.takeError();
-  return (*build)->kernel(kernel.name());
+  return kernel.nativeFor(device, spec);
 }
 
 static Expected<PreparedKernels> prepareOnDevice(Device &device, Kernel &kernel,
@@ -460,7 +453,7 @@ static Expected<dpk_pl_event_t> enqueueOnDevice(Device &device, dpk_pl_queue_t n
                                                 const MarshalledArgs &args,
                                                 const std::vector<dpk_pl_event_t> &deps,
                                                 bool wantEvent = true) {
-  const std::vector<dpk_kernel_arg_t> &given = args.args();
+  const MarshalledArgs::ArgList &given = args.args();
   if (range.pieceCount == 0)
     return enqueueOne(device, nativeQueue, prepared.whole, kernel, range.config, given.size(),
                       given.data(), deps, wantEvent);
@@ -546,10 +539,9 @@ Expected<Ref<Event>> launchUnchecked(Queue &queue, Kernel &kernel,
     return error;
   if (Error error = checkDimensionsUsed(kernel, config))
     return error;
-  Expected<std::unique_ptr<MarshalledArgs>> marshalled = marshalArguments(kernel, args, numArgs);
-  if (!marshalled)
-    return marshalled.takeError();
-  MarshalledArgs &launchArgs = **marshalled;
+  MarshalledArgs launchArgs;
+  if (Error error = marshalArguments(kernel, args, numArgs, launchArgs))
+    return error;
   if (Error error = checkPlacement(launchArgs, device, name))
     return error;
   // Range kernels run with the dimension whose accesses are contiguous on the fastest lanes

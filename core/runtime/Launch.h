@@ -18,6 +18,7 @@
 #include "runtime/Event.h"
 #include "runtime/Program.h"
 #include "support/Error.h"
+#include "support/InlineVector.h"
 
 #include <array>
 #include <memory>
@@ -54,13 +55,17 @@ struct LaunchArg {
 /// Launch arguments in the plugin ABI's form, with the storage they point into.
 class MarshalledArgs {
 public:
+  /// Launches with up to this many launch arguments (views expanded) marshal without allocating.
+  static constexpr size_t InlineArgs = 16;
+  using ArgList = InlineVector<dpk_kernel_arg_t, InlineArgs>;
+
   MarshalledArgs() = default;
   MarshalledArgs(const MarshalledArgs &) = delete;
   MarshalledArgs &operator=(const MarshalledArgs &) = delete;
 
-  const std::vector<dpk_kernel_arg_t> &args() const { return args_; }
+  const ArgList &args() const { return args_; }
   /// Indices (into args()) of pointer arguments, whose address may be rewritten.
-  const std::vector<size_t> &pointerArgs() const { return pointerArgs_; }
+  const InlineVector<size_t, InlineArgs> &pointerArgs() const { return pointerArgs_; }
   void *pointer(size_t argIndex) const {
     return *static_cast<void *const *>(args_[argIndex].value);
   }
@@ -69,16 +74,17 @@ public:
   unsigned userIndex(size_t argIndex) const { return userIndex_[argIndex]; }
   uint64_t localMemoryBytes() const { return localBytes_; }
 
-  friend Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
-                                                                    const LaunchArg *args,
-                                                                    uint32_t count);
+  friend Error marshalArguments(const Kernel &kernel, const LaunchArg *args, uint32_t count,
+                                MarshalledArgs &out);
 
 private:
-  std::vector<dpk_kernel_arg_t> args_;
-  std::vector<void *> pointers_; // reserved up front: args_ point into it
-  std::vector<int64_t> viewScalars_;
-  std::vector<size_t> pointerArgs_;
-  std::vector<unsigned> userIndex_;
+  // Inline storage: a launch marshals on the stack (InlineVector.h says why). args_ points into
+  // pointers_ and viewScalars_, which are reserved to their final sizes before it does.
+  ArgList args_;
+  InlineVector<void *, InlineArgs> pointers_;
+  InlineVector<int64_t, InlineArgs> viewScalars_;
+  InlineVector<size_t, InlineArgs> pointerArgs_;
+  InlineVector<unsigned, InlineArgs> userIndex_;
   uint64_t localBytes_ = 0;
 };
 
@@ -118,9 +124,10 @@ DeviceRange deviceRangeFor(const Device &device, const Kernel &kernel,
 Error validateForDevice(const DeviceRange &range, const dpk_launch_config_t &config,
                         const MarshalledArgs &args, const Device &device,
                         const std::string &kernel);
-/// Expands views and checks the arguments against an IR kernel's signature.
-Expected<std::unique_ptr<MarshalledArgs>> marshalArguments(const Kernel &kernel,
-                                                           const LaunchArg *args, uint32_t count);
+/// Expands views into `out` (a fresh MarshalledArgs) and checks the arguments against an IR
+/// kernel's signature.
+Error marshalArguments(const Kernel &kernel, const LaunchArg *args, uint32_t count,
+                       MarshalledArgs &out);
 
 /// The whole launch (see the file comment). `deps` are waited for as Queue explains. Without
 /// `wantEvent` (the caller passed no out-event) the result may be a null Ref: the launch then

@@ -41,18 +41,36 @@ std::optional<Allocation> AllocationTable::eraseAt(void *base) {
   return allocation;
 }
 
-std::optional<Allocation> AllocationTable::find(const void *address) const {
-  uintptr_t key = reinterpret_cast<uintptr_t>(address);
-  std::shared_lock<std::shared_mutex> lock(mutex_);
+const Allocation *AllocationTable::findLocked(uintptr_t key) const {
   auto it = byBase_.upper_bound(key);
   if (it == byBase_.begin())
-    return std::nullopt;
+    return nullptr;
   --it;
   const Allocation &allocation = it->second;
   // A zero-size allocation still owns its base address.
   if (key >= it->first + std::max<size_t>(allocation.size, 1))
+    return nullptr;
+  return &allocation;
+}
+
+std::optional<Allocation> AllocationTable::find(const void *address) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  const Allocation *allocation = findLocked(reinterpret_cast<uintptr_t>(address));
+  if (!allocation)
     return std::nullopt;
-  return allocation;
+  return *allocation;
+}
+
+std::optional<std::pair<size_t, Allocation>>
+AllocationTable::firstInOtherDevicesMemory(const void *const *addresses, size_t count,
+                                           const Device *device) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  for (size_t i = 0; i < count; ++i) {
+    const Allocation *allocation = findLocked(reinterpret_cast<uintptr_t>(addresses[i]));
+    if (allocation && allocation->kind == DPK_MEM_DEVICE && allocation->device != device)
+      return std::make_pair(i, *allocation);
+  }
+  return std::nullopt;
 }
 
 size_t AllocationTable::size() const {

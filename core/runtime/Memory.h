@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <shared_mutex>
+#include <utility>
 
 namespace dpk::runtime {
 
@@ -32,9 +33,15 @@ public:
   std::optional<Allocation> eraseAt(void *base);
   /// The allocation containing `address` (base <= address < base + size).
   std::optional<Allocation> find(const void *address) const;
+  /// The first of `count` addresses that lies in device memory of another device than
+  /// `device`, with its index, looked up under one lock (the launch path's placement check).
+  std::optional<std::pair<size_t, Allocation>>
+  firstInOtherDevicesMemory(const void *const *addresses, size_t count, const Device *device) const;
   size_t size() const;
 
 private:
+  const Allocation *findLocked(uintptr_t key) const;
+
   mutable std::shared_mutex mutex_;
   std::map<uintptr_t, Allocation> byBase_;
 };

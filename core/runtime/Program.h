@@ -48,6 +48,11 @@ struct Specialization {
   std::array<unsigned, 3> lanes = kLiteralLanes;
   /// IR programs: a Range launch in pieces (CompileOptions::rangeGuard).
   compiler::RangeGuardKind rangeGuard = compiler::RangeGuardKind::None;
+  bool operator==(const Specialization &other) const {
+    return std::tie(localSize, dims, unitInnerStrideViews, lanes, rangeGuard) ==
+           std::tie(other.localSize, other.dims, other.unitInnerStrideViews, other.lanes,
+                    other.rangeGuard);
+  }
   bool operator<(const Specialization &other) const {
     return std::tie(localSize, dims, unitInnerStrideViews, lanes, rangeGuard) <
            std::tie(other.localSize, other.dims, other.unitInnerStrideViews, other.lanes,
