@@ -203,7 +203,13 @@ void pairwiseBench(benchmark::State &state, bool hostClock) {
 // with blocks of each width in $DPK_LAB_BLOCKS ("256" by default) and the row in blockIdx.y, so
 // dpk's code, nvcc's own PTX and variants of either are compared in one process. A kernel takes
 // either nvcc's parameters (x, dist, n, d) or dpk's ABI (x, shape[2], strides[2], dist, shape[2],
-// strides[2]), told apart by its parameter count.
+// strides[2]), told apart by its parameter count. $DPK_LAB_N sets the number of points.
+/// The lab's problem size: $DPK_LAB_N points (4096 by default; issue 18 compares at 16384).
+long labPoints() {
+  const char *value = std::getenv("DPK_LAB_N");
+  return value ? std::stol(value) : 4096;
+}
+
 void labBench(benchmark::State &state, const std::string &path, unsigned blockX) {
   std::ifstream file(path);
   std::stringstream text;
@@ -225,7 +231,7 @@ void labBench(benchmark::State &state, const std::string &path, unsigned blockX)
     state.SkipWithError(("cannot load " + path).c_str());
     return;
   }
-  long n = 4096, d = 3, one = 1;
+  long n = labPoints(), d = 3, one = 1;
   auto x = randomValues<float>(n * d, 5);
   float *dx = upload(x), *dd = nullptr;
   CHECK_CUDA(cudaMalloc(&dd, n * n * 4));
@@ -270,7 +276,7 @@ void registerLab() {
   for (std::string item; std::getline(list, item, ',');) blocks.push_back(unsigned(std::stoul(item)));
   for (const std::string &path : files)
     for (unsigned block : blocks) {
-      std::string name = "pairwise_distance/n=4096,d=3/lab-" + std::filesystem::path(path).stem().string() + "-b" + std::to_string(block);
+      std::string name = "pairwise_distance/n=" + std::to_string(labPoints()) + ",d=3/lab-" + std::filesystem::path(path).stem().string() + "-b" + std::to_string(block);
       benchmark::RegisterBenchmark(name.c_str(), [path, block](benchmark::State &s) { labBench(s, path, block); })
           ->UseManualTime()->Unit(benchmark::kMicrosecond);
     }

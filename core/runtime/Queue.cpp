@@ -103,14 +103,11 @@ void Queue::noteEventlessLaunch(const std::string &kernel) {
 Error Queue::wait() {
   std::vector<Ref<Event>> events;
   size_t eventless = 0;
-  std::string lastEventless;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     events.swap(submitted_);
     eventless = eventlessLaunches_;
     eventlessLaunches_ = 0;
-    if (eventless)
-      lastEventless = lastEventlessKernel_;
   }
   Error first = Error::success();
   for (Ref<Event> &event : events) {
@@ -127,6 +124,13 @@ Error Queue::wait() {
     return device_.plugin().check(finished, "waiting for the queue on " + device_.describe());
   // Every event succeeded, so the failure is a launch without an event. Only the plugin may know
   // which one; name the last, as an event would have.
+  // The name is read only now, on failure, so that a wait that succeeds copies no string; a
+  // launch submitted by another thread since the wait began would be named instead.
+  std::string lastEventless;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    lastEventless = lastEventlessKernel_;
+  }
   std::string who = "kernel '" + lastEventless + "'";
   if (eventless > 1)
     who += " (or one of the " + std::to_string(eventless - 1) +
