@@ -86,7 +86,7 @@ TEST(Emitter, PragmasOnlyWhenNeeded) {
   buildIdKernel(plain, 1);
   std::string source = emitOrFail(plain, openclOptions());
   EXPECT_FALSE(contains(source, "#pragma OPENCL EXTENSION")) << source;
-  EXPECT_TRUE(contains(source, "#pragma OPENCL FP_CONTRACT OFF")) << source;
+  EXPECT_TRUE(contains(source, "#pragma OPENCL FP_CONTRACT ON")) << source;
 
   ir::Module wide;
   Builder b(wide);

@@ -23,7 +23,7 @@ const std::vector<WorkloadInfo> &allWorkloads() {
   static const std::vector<WorkloadInfo> workloads = {
       {"triad", 3, makeTriad},
       {"vector_add", 3, makeVectorAdd},
-      {"pairwise_distance", 3, makePairwiseDistance},
+      {"pairwise_distance", 4, makePairwiseDistance},
       {"black_scholes", 3, makeBlackScholes},
       {"tiled_matmul", 3, makeTiledMatmul},
       {"wg_reduction", 3, makeWorkGroupReduction},
