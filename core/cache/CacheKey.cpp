@@ -84,6 +84,8 @@ CacheKey CacheKey::make(std::string irText, const compiler::CompileOptions &opti
   // Only a non-zero mask is spelled, so generic builds keep the keys (and entries) they had.
   if (options.unitInnerStrideViews != 0)
     key.specialization += ";unit-inner-stride=" + std::to_string(options.unitInnerStrideViews);
+  if (options.idsFit32)
+    key.specialization += ";ids32";
   return key;
 }
 

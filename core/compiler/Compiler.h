@@ -64,6 +64,12 @@ struct CompileOptions {
   /// more i64 launch arguments, last (the real global sizes, then the piece's offsets), and
   /// with Guarded skip work-items past the real sizes. None: kernels as written.
   RangeGuardKind rangeGuard = RangeGuardKind::None;
+  /// Every global size of the launches that use this build is below 2^32, so every work-item
+  /// id, group id and size is too. OpenCL C computes them in 32 bits then (`(long)(uint)
+  /// get_global_id(d)`): index arithmetic with them gets 32-bit multiplies where the 64-bit
+  /// builtin's result kept 64-bit ones (NVIDIA OpenCL, pairwise distance n = 16384: 1.134 ->
+  /// 1.038 ms, docs/benchmarks.md). Other targets ignore it for now.
+  bool idsFit32 = false;
   /// Files that define the module's external functions (`extern func`), linked per target:
   /// LLVM IR/bitcode on host, SPIR-V and PTX; OpenCL C on OpenCL C; PTX and CUDA C on PTX. A
   /// declared symbol no usable file defines, a definition of another signature, or no usable

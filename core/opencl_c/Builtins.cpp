@@ -28,7 +28,10 @@ std::string workItemExpression(ModuleState &state, const ir::Op &op) {
     function = "get_num_groups";
   else
     assert(op.kind == ir::OpKind::GlobalId && "not a work-item op");
-  return "(long)" + std::string(function) + "(" + std::to_string(clDim) + ")";
+  // With every global size below 2^32 (CompileOptions::idsFit32) the value is computed in 32
+  // bits, which lets the compiler keep index arithmetic on it in 32-bit multiplies.
+  const char *cast = state.options.idsFit32 ? "(long)(uint)" : "(long)";
+  return cast + std::string(function) + "(" + std::to_string(clDim) + ")";
 }
 
 // ---- math ---------------------------------------------------------------------------------

@@ -367,6 +367,7 @@ Expected<std::shared_ptr<ProgramBuild>> Program::buildIr(Device &device, const S
   options.dims = spec.dims;
   options.unitInnerStrideViews = spec.unitInnerStrideViews;
   options.rangeGuard = spec.rangeGuard;
+  options.idsFit32 = spec.idsFit32;
   // The host compiles for the CPU it runs on, or for the CPU that DPK_HOST_CPU names (an LLVM
   // CPU name: x86-64-v3 for AVX2 code without AVX-512, say); device targets name their
   // architecture.
@@ -431,6 +432,7 @@ Expected<std::shared_ptr<ProgramBuild>> Program::buildIr(Device &device, const S
                                        std::to_string(spec.localSize[1]) + "," +
                                        std::to_string(spec.localSize[2])},
                     {"unit_inner_stride_views", std::to_string(spec.unitInnerStrideViews)},
+                    {"ids32", spec.idsFit32 ? "1" : "0"},
                     {"time_ms", millisecondsSince(start)},
                     {"compile_ms", compileMs}});
   return built;

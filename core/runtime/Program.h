@@ -48,15 +48,18 @@ struct Specialization {
   std::array<unsigned, 3> lanes = kLiteralLanes;
   /// IR programs: a Range launch in pieces (CompileOptions::rangeGuard).
   compiler::RangeGuardKind rangeGuard = compiler::RangeGuardKind::None;
+  /// OpenCL C devices: every global size of the launch is below 2^32
+  /// (CompileOptions::idsFit32).
+  bool idsFit32 = false;
   bool operator==(const Specialization &other) const {
-    return std::tie(localSize, dims, unitInnerStrideViews, lanes, rangeGuard) ==
+    return std::tie(localSize, dims, unitInnerStrideViews, lanes, rangeGuard, idsFit32) ==
            std::tie(other.localSize, other.dims, other.unitInnerStrideViews, other.lanes,
-                    other.rangeGuard);
+                    other.rangeGuard, other.idsFit32);
   }
   bool operator<(const Specialization &other) const {
-    return std::tie(localSize, dims, unitInnerStrideViews, lanes, rangeGuard) <
+    return std::tie(localSize, dims, unitInnerStrideViews, lanes, rangeGuard, idsFit32) <
            std::tie(other.localSize, other.dims, other.unitInnerStrideViews, other.lanes,
-                    other.rangeGuard);
+                    other.rangeGuard, other.idsFit32);
   }
 };
 

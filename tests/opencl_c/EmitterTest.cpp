@@ -81,6 +81,19 @@ TEST(Emitter, SpecializedLocalSizeIsReversedAndConstant) {
   EXPECT_TRUE(contains(partial, "get_local_size(1)")) << partial;
 }
 
+TEST(Emitter, IdsFitting32BitsAreComputedIn32Bits) {
+  ir::Module module;
+  buildIdKernel(module, 2);
+  std::string wide = emitOrFail(module, openclOptions(2));
+  EXPECT_TRUE(contains(wide, "(long)get_global_id(0)")) << wide;
+  EXPECT_FALSE(contains(wide, "(uint)")) << wide;
+  compiler::CompileOptions options = openclOptions(2);
+  options.idsFit32 = true;
+  std::string narrow = emitOrFail(module, options);
+  EXPECT_TRUE(contains(narrow, "(long)(uint)get_global_id(0)")) << narrow;
+  EXPECT_TRUE(contains(narrow, "(long)(uint)get_global_id(1)")) << narrow;
+}
+
 TEST(Emitter, PragmasOnlyWhenNeeded) {
   ir::Module plain;
   buildIdKernel(plain, 1);

@@ -40,7 +40,7 @@ int usage(const char *message) {
   std::fprintf(stderr,
                "usage: dpkc [--emit=ir|llvm|host-asm|host-obj|spirv|opencl-c|ptx] "
                "[--target=host|spirv|ptx] [--arch=ARCH] [--local-size=X[,Y,Z]] [--dims=N] "
-               "[--unit-inner-stride=MASK] [--boundscheck] [-O0..3] [--dump-dir=DIR] [--link=FILE]... "
+               "[--unit-inner-stride=MASK] [--ids32] [--boundscheck] [-O0..3] [--dump-dir=DIR] [--link=FILE]... "
                "[-o FILE] <input.dpkir|->\n");
   return 2;
 }
@@ -82,6 +82,7 @@ int main(int argc, char **argv) {
     else if (arg.rfind("--unit-inner-stride=", 0) == 0)
       options.unitInnerStrideViews =
           static_cast<uint32_t>(std::strtoul(value("--unit-inner-stride=").c_str(), nullptr, 0));
+    else if (arg == "--ids32") options.idsFit32 = true;
     else if (arg.rfind("--dump-dir=", 0) == 0) options.dumpDirectory = value("--dump-dir=");
     else if (arg.rfind("--link=", 0) == 0) {
       std::string path = value("--link=");
