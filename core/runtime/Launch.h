@@ -99,7 +99,8 @@ struct RangePiece {
 
 /// How a launch reaches the device's plugin. A Range launch on a device that takes SPIR-V or
 /// OpenCL C gets a work-group shape picked by the core (LaunchRange.h, pickRangeLocal) instead
-/// of none, so the OpenCL implementation never picks (and compiles) one per global size. When
+/// of none, so the OpenCL implementation never picks (and compiles) one per global size. A range
+/// of whole work-groups is one launch of the kernel as written in that shape. Otherwise, when
 /// the kernel can run in pieces (compiler/RangeGuard.h), it runs as the bulk of whole
 /// work-groups plus, per dimension with a remainder, one guarded piece rounded up to whole
 /// work-groups (on an out-of-order queue, and for ranges of at most 64 work-groups: one guarded
