@@ -35,6 +35,7 @@
 // All launch a kernel that does nothing with four pointer parameters, compiled by dpk (the
 // PTX of bench/kernels/empty.dpkir as dpkc emits it, embedded below for the raw runs).
 // Needs an NVIDIA GPU; without one every benchmark is skipped with the reason.
+#include "../common/PairwiseCheck.h"
 #include "dpk/dpk.h"
 
 #include <benchmark/benchmark.h>
@@ -313,18 +314,9 @@ struct Pairwise {
         !check(dpk_enqueue_copy(nullptr, queue, result.data(), dist, N * N * 4, 0, nullptr), "download") ||
         !check(dpk_queue_wait(queue), "wait"))
       return;
-    for (int64_t i = 0; i < N; i += 61)
-      for (int64_t j = 0; j < N; j += 67) {
-        double sum = 0;
-        for (int64_t k = 0; k < D; ++k) {
-          double diff = double(points[i * D + k]) - points[j * D + k];
-          sum += diff * diff;
-        }
-        if (std::fabs(result[i * N + j] - std::sqrt(sum)) > 1e-5 * std::max(1.0, std::sqrt(sum))) {
-          error = "pairwise_distance: wrong result at (" + std::to_string(i) + ", " + std::to_string(j) + ")";
-          return;
-        }
-      }
+    auto [i, j] = dpk::bench::pairwiseMismatch(points.data(), result.data(), N, D);
+    if (i >= 0)
+      error = "pairwise_distance: wrong result at (" + std::to_string(i) + ", " + std::to_string(j) + ")";
   }
   bool check(dpk_status_t status, const char *what) {
     if (status == DPK_SUCCESS) return true;

@@ -13,6 +13,8 @@
 //   backend "lab-<file>-b<N>"  with DPK_LAB_PTX_DIR set: pairwise-distance PTX files (dpk's, nvcc's,
 //                              variants) JIT-loaded and launched like cuda-nvcc (see labBench)
 // Each kernel's result is checked on the host before it is timed.
+#include "../common/PairwiseCheck.h"
+
 #include <benchmark/benchmark.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -184,14 +186,10 @@ void pairwiseBench(benchmark::State &state, bool hostClock) {
   auto run = [&] { pairwiseDistance<<<grid, 256>>>(dx, dd, n, d); };
   run();
   auto dist = download(dd, n * n);
-  for (long i = 0; i < n; i += 61)
-    for (long j = 0; j < n; j += 67) {
-      double sum = 0;
-      for (long k = 0; k < d; ++k) { double diff = double(x[i * d + k]) - x[j * d + k]; sum += diff * diff; }
-      if (std::fabs(dist[i * n + j] - std::sqrt(sum)) > 1e-5 * std::max(1.0, std::sqrt(sum))) {
-        state.SkipWithError("pairwise_distance: wrong result"); return;
-      }
-    }
+  if (dpk::bench::pairwiseMismatch(x.data(), dist.data(), n, d).first >= 0) {
+    state.SkipWithError("pairwise_distance: wrong result");
+    return;
+  }
   timeKernelOrHost(state, hostClock, run);
   state.counters["bytes_per_second"] = benchmark::Counter(4.0 * n * n, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["flops"] = benchmark::Counter(3.0 * d * n * n + n * n, benchmark::Counter::kIsIterationInvariantRate);
@@ -250,16 +248,11 @@ void labBench(benchmark::State &state, const std::string &path, unsigned blockX)
   };
   run();
   auto dist = download(dd, n * n);
-  for (long i = 0; i < n; i += 61)
-    for (long j = 0; j < n; j += 67) {
-      double sum = 0;
-      for (long k = 0; k < d; ++k) { double diff = double(x[i * d + k]) - x[j * d + k]; sum += diff * diff; }
-      if (std::fabs(dist[i * n + j] - std::sqrt(sum)) > 1e-5 * std::max(1.0, std::sqrt(sum))) {
-        state.SkipWithError(("pairwise_distance: wrong result from " + path).c_str());
-        release();
-        return;
-      }
-    }
+  if (dpk::bench::pairwiseMismatch(x.data(), dist.data(), n, d).first >= 0) {
+    state.SkipWithError(("pairwise_distance: wrong result from " + path).c_str());
+    release();
+    return;
+  }
   timeKernel(state, run);
   release();
 }

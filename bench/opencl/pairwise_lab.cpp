@@ -12,6 +12,8 @@
 // host before it is timed. Options: "-cl-std=CL1.2" and, separately, with
 // "-cl-fp32-correctly-rounded-divide-sqrt" added (what dpk's OpenCL backend builds with).
 #define CL_TARGET_OPENCL_VERSION 300
+#include "../common/PairwiseCheck.h"
+
 #include <CL/cl.h>
 
 #include <algorithm>
@@ -108,18 +110,11 @@ double timeKernel(const Gpu &gpu, const std::string &source, const std::string &
   std::vector<float> result(size_t(n) * size_t(n));
   clEnqueueReadBuffer(gpu.queue, dist, CL_TRUE, 0, result.size() * 4, result.data(), 0, nullptr,
                       nullptr);
-  for (cl_long i = 0; i < n; i += 61)
-    for (cl_long j = 0; j < n; j += 67) {
-      double sum = 0;
-      for (cl_long k = 0; k < d; ++k) {
-        double diff = double(points[i * d + k]) - points[j * d + k];
-        sum += diff * diff;
-      }
-      if (std::fabs(result[i * n + j] - std::sqrt(sum)) > 1e-5 * std::max(1.0, std::sqrt(sum))) {
-        std::fprintf(stderr, "wrong result at (%lld, %lld)\n", (long long)i, (long long)j);
-        return -1;
-      }
-    }
+  auto [i, j] = dpk::bench::pairwiseMismatch(points.data(), result.data(), n, d);
+  if (i >= 0) {
+    std::fprintf(stderr, "wrong result at (%lld, %lld)\n", i, j);
+    return -1;
+  }
   std::vector<double> times;
   for (int r = 0; r < runs; ++r) {
     cl_event event = nullptr;
