@@ -68,7 +68,8 @@ struct CompileOptions {
   /// id, group id and size is too. OpenCL C computes them in 32 bits then (`(long)(uint)
   /// get_global_id(d)`): index arithmetic with them gets 32-bit multiplies where the 64-bit
   /// builtin's result kept 64-bit ones (NVIDIA OpenCL, pairwise distance n = 16384: 1.134 ->
-  /// 1.038 ms, docs/benchmarks.md). Other targets ignore it for now.
+  /// 1.038 ms, docs/benchmarks.md). PTX computes CUDA x's id and size in 32 bits (y and z
+  /// always are): 1.089 -> 1.055 ms. Host and SPIR-V ignore it.
   bool idsFit32 = false;
   /// Files that define the module's external functions (`extern func`), linked per target:
   /// LLVM IR/bitcode on host, SPIR-V and PTX; OpenCL C on OpenCL C; PTX and CUDA C on PTX. A

@@ -1,8 +1,8 @@
 // PtxTarget.cpp - kernels as PTX through LLVM's NVPTX target.
 //
 // nvptx64-nvidia-cuda; kernels are marked in nvvm.annotations. dpk dimension d reads CUDA
-// dimension dims-1-d (dpk's last dimension is x); global id = ctaid * ntid + tid, 64-bit for x,
-// 32-bit and zero-extended for y and z (see emitWorkItem).
+// dimension dims-1-d (dpk's last dimension is x); global id = ctaid * ntid + tid, 64-bit for x
+// (32-bit with CompileOptions::idsFit32), 32-bit and zero-extended for y and z (see emitWorkItem).
 // Address spaces: global 1 (constant pointers too: they point at ordinary device memory),
 // local (shared) 3, private and generic 0. local_alloc is an addrspace(3) global per op.
 // ptr<local> kernel parameters (DPK_ARG_LOCAL) cannot be passed in CUDA: the kernel takes an
@@ -72,6 +72,9 @@ public:
   PtxKernelLowering(const ir::Module &module, const TargetInfo &target, llvm::Function *function,
                     unsigned dims)
       : FunctionLowering(module, target, function), dims_(dims) {}
+
+  /// CompileOptions::idsFit32: CUDA x's global id and size are computed in 32 bits too.
+  void setIdsFit32(bool fit) { idsFit32_ = fit; }
 
   Error build(const ir::Function &kernel) {
     entry_ = llvm::BasicBlock::Create(context(), "entry", function_);
@@ -149,8 +152,12 @@ protected:
     // half is visibly zero to ptxas, which then drops the high-word multiplies of every 64-bit
     // index product it takes part in (pairwise distance's row index: 103 instead of 108 sm_90
     // instructions per thread, nvcc's kernel has 100). CUDA x allows 2^31 - 1 blocks, so x stays
-    // 64-bit (as in nvcc-compiled code that writes `blockIdx.x * (long)blockDim.x + threadIdx.x`).
-    if (api != 0 && (op.kind == K::GlobalId || op.kind == K::GlobalSize)) {
+    // 64-bit (as in nvcc-compiled code that writes `blockIdx.x * (long)blockDim.x + threadIdx.x`)
+    // unless the launch's global sizes are known to fit (idsFit32_): pairwise distance n = 16384
+    // on the H100, lab: 1.089 -> 1.055 ms (docs/benchmarks.md). x may reach 2^32 - 1 there, so
+    // its arithmetic is only no-unsigned-wrap.
+    if ((api != 0 || idsFit32_) && (op.kind == K::GlobalId || op.kind == K::GlobalSize)) {
+      bool nsw = api != 0;
       auto at = [&](llvm::Intrinsic::ID x, llvm::Intrinsic::ID y, llvm::Intrinsic::ID z) {
         return sreg32(x, y, z, api);
       };
@@ -161,12 +168,12 @@ protected:
                                I::nvvm_read_ptx_sreg_nctaid_z);
       Value *size = at(I::nvvm_read_ptx_sreg_ntid_x, I::nvvm_read_ptx_sreg_ntid_y,
                        I::nvvm_read_ptx_sreg_ntid_z);
-      Value *value = builder_.CreateMul(groups, size, "", /*HasNUW=*/true, /*HasNSW=*/true);
+      Value *value = builder_.CreateMul(groups, size, "", /*HasNUW=*/true, nsw);
       if (op.kind == K::GlobalId)
         value = builder_.CreateAdd(value,
                                    at(I::nvvm_read_ptx_sreg_tid_x, I::nvvm_read_ptx_sreg_tid_y,
                                       I::nvvm_read_ptx_sreg_tid_z),
-                                   "", /*HasNUW=*/true, /*HasNSW=*/true);
+                                   "", /*HasNUW=*/true, nsw);
       return builder_.CreateZExt(value, builder_.getInt64Ty());
     }
     if (op.kind == K::GlobalId) return builder_.CreateAdd(builder_.CreateMul(ctaid(), ntid()), tid());
@@ -209,6 +216,7 @@ private:
   }
 
   unsigned dims_;
+  bool idsFit32_ = false;
 };
 
 void annotateKernel(llvm::Module &module, llvm::Function *fn) {
@@ -330,6 +338,7 @@ Expected<std::vector<uint8_t>> compilePtx(const ir::Module &module, const Compil
     annotateKernel(*llvmModule, fn);
     PtxKernelLowering lowering(module, info, fn, dims);
     lowering.setUnitInnerStrideViews(options.unitInnerStrideViews);
+    lowering.setIdsFit32(options.idsFit32);
     if (Error e = lowering.build(*kernel)) return e;
   }
   if (Error e = verifyLlvmModule(*llvmModule, "PTX lowering")) return e;

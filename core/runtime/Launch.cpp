@@ -383,10 +383,11 @@ static Expected<dpk_pl_kernel_t> buildFor(Device &device, Kernel &kernel,
   // other strides gets (and caches) its own build.
   if (program.kind() == ProgramKind::Ir)
     spec.unitInnerStrideViews = unitInnerStrideViews(kernel, args);
-  // OpenCL C devices compute ids in 32 bits when the launch allows it (only they read the
-  // flag: other devices get no second build for it).
-  if (program.kind() == ProgramKind::Ir && device.accepts(DPK_FORMAT_OPENCL_C) &&
-      !device.accepts(DPK_FORMAT_SPIRV)) {
+  // OpenCL C and PTX devices compute ids in 32 bits when the launch allows it (only they read
+  // the flag: other devices get no second build for it).
+  bool readsIdsFit32 = device.accepts(DPK_FORMAT_PTX) ||
+                       (device.accepts(DPK_FORMAT_OPENCL_C) && !device.accepts(DPK_FORMAT_SPIRV));
+  if (program.kind() == ProgramKind::Ir && readsIdsFit32) {
     spec.idsFit32 = true;
     for (uint32_t d = 0; d < config.dims; ++d)
       spec.idsFit32 = spec.idsFit32 && config.global_size[d] <= UINT32_MAX;

@@ -48,7 +48,7 @@ struct Specialization {
   std::array<unsigned, 3> lanes = kLiteralLanes;
   /// IR programs: a Range launch in pieces (CompileOptions::rangeGuard).
   compiler::RangeGuardKind rangeGuard = compiler::RangeGuardKind::None;
-  /// OpenCL C devices: every global size of the launch is below 2^32
+  /// OpenCL C and PTX devices: every global size of the launch is below 2^32
   /// (CompileOptions::idsFit32).
   bool idsFit32 = false;
   bool operator==(const Specialization &other) const {

@@ -227,5 +227,29 @@ TEST(KernelAbi, ViewsExpand) {
   EXPECT_EQ(abi[6].kind, DPK_ARG_LOCAL);
 }
 
+// CUDA x's global id is 64-bit (x allows 2^31 - 1 blocks) unless the launch's global sizes fit
+// 32 bits (CompileOptions::idsFit32): then it is one 32-bit multiply-add, zero-extended.
+TEST(PtxIds, XIdIn32BitsOnlyWhenTheSizesFit) {
+  auto module = parse("kernel @copy(%x: ptr<global, f32>, %y: ptr<global, f32>) {\n"
+                      "  %i = global_id 0 : i64\n"
+                      "  %a = load %x[%i] : f32\n"
+                      "  store %y[%i], %a\n"
+                      "  return\n}\n");
+  ASSERT_TRUE(module);
+  compiler::CompileOptions options;
+  options.dims = 1;
+  options.target = compiler::TargetKind::Ptx;
+  options.targetId = "sm_90";
+  auto wide = compiler::compileModule(*module, options);
+  ASSERT_TRUE(wide) << wide.error().message();
+  std::string wideText(wide->bytes.begin(), wide->bytes.end());
+  EXPECT_EQ(wideText.find("mad.lo"), std::string::npos) << wideText;
+  options.idsFit32 = true;
+  auto narrow = compiler::compileModule(*module, options);
+  ASSERT_TRUE(narrow) << narrow.error().message();
+  std::string narrowText(narrow->bytes.begin(), narrow->bytes.end());
+  EXPECT_NE(narrowText.find("mad.lo.s32"), std::string::npos) << narrowText;
+}
+
 } // namespace
 } // namespace dpk::test
