@@ -48,6 +48,13 @@ UNROLL = None
 # groups of 256 (a tree of 8 barrier steps after one load per item), 644 us with 32; rows of
 # 4096 and full sums unchanged (docs/arrays.md).
 GPU_TILES_PER_ITEM = 32
+# Elements a part of a CPU inner reduction gets at least: below that, one work-group reduces
+# the row in one launch instead of parts plus a second pass over their partials (a launch and
+# its Python cost more than the cores save). Measured on the 2-core build machine, `sum` of
+# float32 alternating the two settings in separate processes (a loaded machine: the figures of
+# one setting moved 2x between rounds): 1024 elements 212-213 -> 64-112 us, 32768 elements
+# 133-235 -> 67-119 us. From 2^19 elements on, a CPU gets as many parts as before.
+CPU_MIN_PART = 1 << 15
 
 
 class ReduceOp:
@@ -221,7 +228,8 @@ def reduce(op, node, axes, device):
     groups, items = _target_parallelism(device)
     if geo.inner:
         wg = _workgroup_size(device, L)
-        parts = max(1, min(-(-groups // M), -(-L // (wg * 8))))
+        per_part = wg * 8 if device.device_type != "cpu" else max(wg * 8, CPU_MIN_PART)
+        parts = max(1, min(-(-groups // M), -(-L // per_part)))
         chunk = -(-L // parts)
         chunk = -(-chunk // wg) * wg
         parts = -(-L // chunk)
