@@ -108,7 +108,9 @@ Driver &driver() {
   return instance;
 }
 
-void rawLaunch(benchmark::State &state, bool ownStream, bool setContext) {
+/// The raw launch, synchronized every `waitEvery` launches (1: each launch is waited for; more:
+/// the CPU cost of submitting, dpk-enqueue-only's peer).
+void rawLaunch(benchmark::State &state, bool ownStream, bool setContext, int waitEvery = 1) {
   Driver &d = driver();
   if (!d.error.empty()) {
     state.SkipWithError(d.error.c_str());
@@ -116,15 +118,20 @@ void rawLaunch(benchmark::State &state, bool ownStream, bool setContext) {
   }
   void *args[4] = {&d.buffer, &d.buffer, &d.buffer, &d.buffer};
   CUstream stream = ownStream ? d.stream : nullptr;
+  int launched = 0;
   for (auto _ : state) {
     if (setContext) cuCtxSetCurrent(d.context);
-    CUresult launched = cuLaunchKernel(d.function, 1, 1, 1, 1, 1, 1, 0, stream, args, nullptr);
+    CUresult status = cuLaunchKernel(d.function, 1, 1, 1, 1, 1, 1, 0, stream, args, nullptr);
     if (setContext) cuCtxSetCurrent(d.context);
-    if (launched != CUDA_SUCCESS || cuStreamSynchronize(stream) != CUDA_SUCCESS) {
+    bool ok = status == CUDA_SUCCESS;
+    if (ok && ++launched % waitEvery == 0)
+      ok = cuStreamSynchronize(stream) == CUDA_SUCCESS;
+    if (!ok) {
       state.SkipWithError("cuLaunchKernel or cuStreamSynchronize failed");
       return;
     }
   }
+  cuStreamSynchronize(stream);
 }
 
 struct Dpk {
@@ -224,28 +231,6 @@ void dpkLaunchThenRawSync(benchmark::State &state, int waitEvery) {
     }
   }
   cuStreamSynchronize(stream);
-}
-
-/// The raw launch without waiting but every `waitEvery` launches (dpk-enqueue-only's peer).
-void rawEnqueueOnly(benchmark::State &state, int waitEvery) {
-  Driver &d = driver();
-  if (!d.error.empty()) {
-    state.SkipWithError(d.error.c_str());
-    return;
-  }
-  void *args[4] = {&d.buffer, &d.buffer, &d.buffer, &d.buffer};
-  int launched = 0;
-  for (auto _ : state) {
-    bool ok = cuLaunchKernel(d.function, 1, 1, 1, 1, 1, 1, 0, d.stream, args, nullptr) ==
-              CUDA_SUCCESS;
-    if (ok && ++launched % waitEvery == 0)
-      ok = cuStreamSynchronize(d.stream) == CUDA_SUCCESS;
-    if (!ok) {
-      state.SkipWithError("cuLaunchKernel or cuStreamSynchronize failed");
-      return;
-    }
-  }
-  cuStreamSynchronize(d.stream);
 }
 
 void contextCall(benchmark::State &state, bool set) {
@@ -366,7 +351,7 @@ int main(int argc, char **argv) {
   RegisterBenchmark("empty_kernel/dpk-capi", dpkLaunch)->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
   RegisterBenchmark("empty_kernel/dpk-launch+raw-sync", [](benchmark::State &s) { dpkLaunchThenRawSync(s, 1); })
       ->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
-  RegisterBenchmark("empty_kernel/raw-enqueue-only", [](benchmark::State &s) { rawEnqueueOnly(s, 256); })
+  RegisterBenchmark("empty_kernel/raw-enqueue-only", [](benchmark::State &s) { rawLaunch(s, true, false, 256); })
       ->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
   RegisterBenchmark("empty_kernel/dpk-enqueue-only", [](benchmark::State &s) { dpkLaunchThenRawSync(s, 256); })
       ->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);

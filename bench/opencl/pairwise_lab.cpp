@@ -42,7 +42,7 @@ struct Gpu {
 };
 
 /// The first device of `type` (a GPU unless the third argument says "cpu": a check here).
-bool firstGpu(Gpu &gpu, cl_device_type type) {
+bool firstDevice(Gpu &gpu, cl_device_type type) {
   cl_uint platforms = 0;
   clGetPlatformIDs(0, nullptr, &platforms);
   std::vector<cl_platform_id> ids(platforms);
@@ -142,7 +142,7 @@ int main(int argc, char **argv) {
   const cl_long n = argc > 2 ? std::stol(argv[2]) : 16384, d = 3;
   Gpu gpu;
   cl_device_type type = argc > 3 && std::string(argv[3]) == "cpu" ? CL_DEVICE_TYPE_CPU : CL_DEVICE_TYPE_GPU;
-  if (!firstGpu(gpu, type))
+  if (!firstDevice(gpu, type))
     return 1;
   std::vector<float> points(size_t(n * d));
   std::mt19937_64 rng(5);

@@ -51,16 +51,12 @@ struct Specialization {
   /// OpenCL C and PTX devices: every global size of the launch is below 2^32
   /// (CompileOptions::idsFit32).
   bool idsFit32 = false;
-  bool operator==(const Specialization &other) const {
-    return std::tie(localSize, dims, unitInnerStrideViews, lanes, rangeGuard, idsFit32) ==
-           std::tie(other.localSize, other.dims, other.unitInnerStrideViews, other.lanes,
-                    other.rangeGuard, other.idsFit32);
+  /// Every field, for the comparisons below: a field added above must be added here.
+  auto fields() const {
+    return std::tie(localSize, dims, unitInnerStrideViews, lanes, rangeGuard, idsFit32);
   }
-  bool operator<(const Specialization &other) const {
-    return std::tie(localSize, dims, unitInnerStrideViews, lanes, rangeGuard, idsFit32) <
-           std::tie(other.localSize, other.dims, other.unitInnerStrideViews, other.lanes,
-                    other.rangeGuard, other.idsFit32);
-  }
+  bool operator==(const Specialization &other) const { return fields() == other.fields(); }
+  bool operator<(const Specialization &other) const { return fields() < other.fields(); }
 };
 
 /// One program built for one device: the plugin program and its kernels.

@@ -191,6 +191,21 @@ TEST(UnitInnerStride, PtxAndSpirvDoNotReadTheStride) {
 // f32 sqrt on CUDA is IEEE round-to-nearest (sqrt.rn.f32), as nvcc's default -prec-sqrt=true:
 // libdevice's __nv_sqrtf/__nv_hypotf choose sqrt.approx.f32 when __nvvm_reflect
 // ("__CUDA_PREC_SQRT") is 0, which LLVM 15's NVVMReflect answers for names it does not know.
+/// The 1-D PTX (sm_90) of `module`; empty, with a test failure, when it does not compile.
+std::string ptxOf(const ir::Module &module, bool idsFit32 = false) {
+  compiler::CompileOptions options;
+  options.dims = 1;
+  options.target = compiler::TargetKind::Ptx;
+  options.targetId = "sm_90";
+  options.idsFit32 = idsFit32;
+  auto ptx = compiler::compileModule(module, options);
+  if (!ptx) {
+    ADD_FAILURE() << ptx.error().message();
+    return {};
+  }
+  return std::string(ptx->bytes.begin(), ptx->bytes.end());
+}
+
 TEST(PtxMath, Float32SqrtIsCorrectlyRounded) {
   auto module = parse("kernel @roots(%x: ptr<global, f32>, %y: ptr<global, f32>) {\n"
                       "  %i = global_id 0 : i64\n"
@@ -202,13 +217,8 @@ TEST(PtxMath, Float32SqrtIsCorrectlyRounded) {
                       "  store %x[%i], %r\n"
                       "  return\n}\n");
   ASSERT_TRUE(module);
-  compiler::CompileOptions options;
-  options.dims = 1;
-  options.target = compiler::TargetKind::Ptx;
-  options.targetId = "sm_90";
-  auto ptx = compiler::compileModule(*module, options);
-  ASSERT_TRUE(ptx) << ptx.error().message();
-  std::string text(ptx->bytes.begin(), ptx->bytes.end());
+  std::string text = ptxOf(*module);
+  ASSERT_FALSE(text.empty());
   EXPECT_EQ(text.find("sqrt.approx"), std::string::npos) << text;
   EXPECT_NE(text.find("sqrt.rn.f32"), std::string::npos) << text;
 }
@@ -236,18 +246,11 @@ TEST(PtxIds, XIdIn32BitsOnlyWhenTheSizesFit) {
                       "  store %y[%i], %a\n"
                       "  return\n}\n");
   ASSERT_TRUE(module);
-  compiler::CompileOptions options;
-  options.dims = 1;
-  options.target = compiler::TargetKind::Ptx;
-  options.targetId = "sm_90";
-  auto wide = compiler::compileModule(*module, options);
-  ASSERT_TRUE(wide) << wide.error().message();
-  std::string wideText(wide->bytes.begin(), wide->bytes.end());
+  std::string wideText = ptxOf(*module);
+  ASSERT_FALSE(wideText.empty());
   EXPECT_EQ(wideText.find("mad.lo"), std::string::npos) << wideText;
-  options.idsFit32 = true;
-  auto narrow = compiler::compileModule(*module, options);
-  ASSERT_TRUE(narrow) << narrow.error().message();
-  std::string narrowText(narrow->bytes.begin(), narrow->bytes.end());
+  std::string narrowText = ptxOf(*module, /*idsFit32=*/true);
+  ASSERT_FALSE(narrowText.empty());
   EXPECT_NE(narrowText.find("mad.lo.s32"), std::string::npos) << narrowText;
 }
 
