@@ -224,6 +224,41 @@ def test_gpu_work_group_scans_on_every_device(device, monkeypatch):
     assert_matches(dpk.nonzero(to_dpk(mask, device))[0], np.nonzero(mask)[0])
 
 
+def test_chained_single_pass_scans_on_cpu_devices(device, monkeypatch):
+    # CPUs scan long contiguous rows in one pass, chunk after chunk (scan.py's chained scan);
+    # short chunks here make every row many chunks, and a row's last chunk a partial one.
+    if device.device_type != "cpu":
+        pytest.skip("the chained scan is the CPU devices' path (scan.py)")
+    from dpk.arrays import generated, scan
+    monkeypatch.setattr(scan, "CHAIN_CHUNK", 64)
+    rng = np.random.default_rng(12)
+    for n in (65, 128, 1000, 5003):
+        x = rng.integers(-9, 9, n).astype(np.int64)
+        dx = to_dpk(x, device)
+        assert_matches(dpk.cumulative_sum(dx), np.cumsum(x))
+        assert_matches(dpk.cumulative_sum(dx * 2 + 1, include_initial=True),
+                       np.concatenate([[0], np.cumsum(x * 2 + 1)]))
+    assert any(k[0] == "cscan" for k in generated._cache), "long rows did not take the chain"
+    # rows of a matrix (one chain per row), the producer fused, a broadcast operand
+    m = rng.integers(0, 5, (6, 333)).astype(np.int32)
+    col = rng.integers(0, 3, (6, 1)).astype(np.int32)
+    dm, dcol = to_dpk(m, device), to_dpk(col, device)
+    assert_matches(dpk.cumulative_sum(dm, axis=1), np.cumsum(m, axis=1))
+    assert_matches(dpk.cumulative_sum(dm - dcol, axis=1), np.cumsum(m - col, axis=1))
+    assert_matches(dpk.cumulative_prod(dm % 2 + 1, axis=1, dtype=dpk.int64),
+                   np.cumprod(m % 2 + 1, axis=1, dtype=np.int64))
+    assert_matches(dpk.cumulative_sum(dm, axis=0), np.cumsum(m, axis=0))  # not contiguous
+    mask = (np.arange(7000) % 7) == 3
+    assert_matches(dpk.nonzero(to_dpk(mask, device))[0], np.nonzero(mask)[0])
+    # floats: the grouping fixes the order of every sum, so repeated runs agree bit for bit
+    f = rng.standard_normal(4099).astype(np.float32)
+    df = to_dpk(f, device)
+    first = dpk.asnumpy(dpk.cumulative_sum(df))
+    for _ in range(3):
+        np.testing.assert_array_equal(dpk.asnumpy(dpk.cumulative_sum(df)), first)
+    np.testing.assert_allclose(first, np.cumsum(f.astype(np.float64)), rtol=1e-4, atol=1e-3)
+
+
 def test_gpu_matmul_kernel_on_every_device(device, monkeypatch):
     # The local-memory tiled matmul GPUs use (16 x 16 items, 4 x 4 elements each), run here.
     from dpk.arrays import matmul

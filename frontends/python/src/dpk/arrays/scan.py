@@ -19,6 +19,7 @@ import operator
 
 import numpy as np
 
+from .. import _core_loader
 from .._ir import builder as B
 from .._ir import scalar_ops
 from . import dtypes as D
@@ -27,6 +28,7 @@ from . import generated as G
 from .memory import Buffer, broadcast_strides, c_strides, collapse, size_of
 
 _I64 = np.dtype(np.int64)
+_I32 = np.dtype(np.int32)
 
 
 def _combine(op, kb, dtype, a, b):
@@ -160,6 +162,9 @@ def scan_into(node, op, axis, dtype, out, out_offset, out_strides, device):
         items = 256 * max(device._dev.compute_units, 1)
         parts = max(1, min(-(-items // M), -(-L // 4096)))
     scan_parts = _group_scan if grouped else _serial
+    if not grouped and _chains(device, rows, L):
+        _chained(plan, rows, op, dtype, device, out=(out, out_offset))
+        return
     if parts == 1:
         scan_parts(plan, rows, op, dtype, device, parts=1, chunk=L, carry=None,
                    exclusive=False, out=(out, out_offset))
@@ -183,6 +188,161 @@ def scan_into(node, op, axis, dtype, out, out_offset, out_strides, device):
     # (3) every part from its offset
     scan_parts(plan, rows, op, dtype, device, parts=parts, chunk=chunk, carry=offsets,
                exclusive=False, out=(out, out_offset))
+
+
+# ---- the chained scan (CPUs, along the contiguous axis) ----------------------------------------
+
+CHAIN_CHUNK = 1 << 15  # elements a work-item scans: its input stays in its core's cache
+CHAIN_GROUP = 8        # neighbouring elements scanned apart from the running total
+CHAINED = None         # None: chained scans where _chains allows; True/False forces (tests)
+
+
+def _chains(device, rows, L):
+    """Whether to scan rows with the chained single-pass kernel: CPUs (their work-groups run
+    to completion once started, which the chain's waiting relies on), rows of more than one
+    chunk, the result and every operand contiguous along the axis (a chunk is a run of memory;
+    an operand broadcast along it is one value)."""
+    contiguous = rows.astrides[-1] == 1 and all(st in (0, 1) for st in rows.astrides)
+    if CHAINED is not None:
+        return CHAINED and contiguous
+    return device.device_type == "cpu" and L > CHAIN_CHUNK and contiguous
+
+
+def _chained(plan, rows, op, dtype, device, out):
+    """One pass over the input: each work-item takes the next chunk of a row (a ticket from an
+    atomic counter, so chunks start in order), totals it, waits for the running total up to
+    its chunk from the chunk before (published with a release store), publishes its own, and
+    scans its chunk again from its cache, writing the result. The input is read from memory
+    once, where the three-phase scan reads it twice.
+
+    Both loops keep their dependency chains short: the total runs CHAIN_GROUP interleaved
+    partial totals, and the scan combines each group of CHAIN_GROUP neighbours among
+    themselves before adding the running total (one step of the long chain per group). The
+    order of every combination is fixed by the chunk and group sizes, so the result does not
+    depend on timing."""
+    M, L = rows.M, rows.L
+    chunk = min(CHAIN_CHUNK, -(-L // CHAIN_GROUP) * CHAIN_GROUP)
+    parts = -(-L // chunk)
+    chunks = M * parts
+    ksig = [fusion._sig(s) for s in rows.kstrides]
+    asig = [fusion._sig([s]) for s in rows.astrides]
+    key = ("cscan", op, dtype.char, plan.key, tuple(ksig), tuple(asig), CHAIN_GROUP)
+    kernel = G.cached(key, lambda: _build_chained(plan, rows, op, dtype, ksig, asig))
+    # flags[0] counts the tickets handed out; flags[1 + c] is set once chunk c's total is out
+    flags = Buffer(device, (chunks + 1) * 4)
+    device.queue.fill(flags.ptr, b"\0", (chunks + 1) * 4).wait()
+    totals = Buffer(device, chunks * dtype.itemsize)
+    buf, off = out
+    args = [G.ViewArg(buf.ptr + off * dtype.itemsize, device), G.ViewArg(flags.ptr, device),
+            G.ViewArg(totals.ptr, device)]
+    args += fusion.leaf_args(plan, device)
+    args += [s.value for s in plan.scalars]
+    args += [L, parts, chunk]
+    args += rows.kshape[1:]
+    for ks, kst in zip(ksig, rows.kstrides):
+        args += [v for c, v in zip(ks, kst) if c == "x"]
+    kernel.launch(G.NdRange((chunks,), (1,)), args)
+
+
+def _build_chained(plan, rows, op, dtype, ksig, asig):
+    core = _core_loader.core()
+    group = CHAIN_GROUP
+    kb = G.KernelBuilder(fusion.kernel_name("cscan_" + op, plan.ops))
+    out_v = kb.view(dtype, "out")
+    flags_v = kb.view(_I32, "flags")
+    totals_v = kb.view(dtype, "totals")
+    leaf_views = fusion.leaf_views(kb, plan)
+    scalar_params = [kb.carrier(s.carrier) for s in plan.scalars]
+    p_L, p_P, p_chunk = (kb.scalar(_I64, n) for n in ("L", "P", "chunk"))
+    kext = [kb.scalar(_I64, "ke") for _ in rows.kshape[1:]]
+    kstride = [[kb.scalar(_I64, "ks") for c in s if c == "x"] for s in ksig]
+    b = kb.begin()
+    zero = kb.i64(0)
+    one = kb.i64(1)
+    device_scope = core.IrMemoryScope.Device
+    flags = kb.ptr(flags_v)
+    ticket = b.atomic_rmw(core.AtomicRmwKind.Add, flags, zero, B.const(b, _I32, 1),
+                          core.IrMemoryOrder.Relaxed, device_scope)
+    c = B.convert(b, ticket, _I32, _I64)
+    P = kb.param(p_P)
+    m = kb.op("Div", c, P)
+    part = kb.op("Sub", c, kb.op("Mul", m, P))
+    kidx = reduction._unravel(kb, m, kext, len(rows.kshape))
+    bases = [fusion.offset_value(kb, kidx, ksig[i], kstride[i]) for i in range(len(ksig))]
+    start = kb.op("Mul", part, kb.param(p_chunk))
+    end = b.math(kb.core.MathFn.Min, [kb.op("Add", start, kb.param(p_chunk)), kb.param(p_L)])
+    full = kb.cmp("Eq", kb.op("Sub", end, start), kb.param(p_chunk))
+    ident = kb.const(dtype, _identity(op, dtype))
+    acc = kb.alloca(dtype, group)  # the total's partial totals, then the scan's running total
+    n_out = len(asig) - 1
+
+    def value_at(k):
+        def load_leaf(i, dt):
+            off = kb.op("Add", bases[i], fusion.offset_value(kb, [k], asig[i], []))
+            return fusion.load_leaf_at(kb, leaf_views[i], dt, off)
+
+        value, vdt = plan.emit(kb, load_leaf, lambda i: scalar_params[i])
+        return B.convert(b, value, vdt, dtype)
+
+    def over_chunk(whole_group, single):
+        """A whole chunk (all but a row's last): whole_group(ks, values) for each group of
+        neighbours, without bounds checks. A row's last chunk: single(k, value) in order."""
+        branch = b.create_if(full)
+        with G.Block(kb, G.then_block(branch)):
+            body, j = G.for_loop(kb, zero, kb.op("Div", kb.param(p_chunk), kb.i64(group)),
+                                 one, "j")
+            with G.Block(kb, body):
+                first = kb.op("Add", start, kb.op("Mul", j, kb.i64(group)))
+                ks = [kb.op("Add", first, kb.i64(s)) for s in range(group)]
+                whole_group(ks, [value_at(k) for k in ks])
+        with G.Block(kb, G.else_block(branch)):
+            body, k = G.for_loop(kb, start, end, one, "k")
+            with G.Block(kb, body):
+                single(k, value_at(k))
+
+    def fold(s, value):
+        slot = kb.i64(s)
+        kb.store(acc, slot, _combine(op, kb, dtype, kb.load(acc, slot), value))
+
+    for s in range(group):
+        kb.store(acc, kb.i64(s), ident)
+    over_chunk(lambda ks, values: [fold(s, v) for s, v in enumerate(values)],
+               lambda k, value: fold(0, value))
+    total = kb.load(acc, zero)
+    for s in range(1, group):
+        total = _combine(op, kb, dtype, total, kb.load(acc, kb.i64(s)))
+    # the running total before this chunk: the chunk before publishes it (none for a row's first)
+    kb.store(acc, zero, ident)
+    cond = b.create_if(kb.cmp("Gt", part, zero))
+    with G.Block(kb, G.then_block(cond)):
+        wait = b.create_while()
+        with G.Block(kb, core.Builder.while_cond(wait)):
+            seen = b.atomic_load(flags, c, core.IrMemoryOrder.Acquire, device_scope)
+            b.condition(kb.cmp("Eq", seen, B.const(b, _I32, 0)))
+        kb.store(acc, zero, kb.load(kb.ptr(totals_v), kb.op("Sub", c, one)))
+    kb.store(kb.ptr(totals_v), c, _combine(op, kb, dtype, kb.load(acc, zero), total))
+    b.atomic_store(flags, kb.op("Add", c, one), B.const(b, _I32, 1),
+                   core.IrMemoryOrder.Release, device_scope)
+
+    def store(k, value):
+        kb.store(kb.ptr(out_v), kb.op("Add", bases[n_out], k), value)
+
+    def scan_group(ks, values):
+        running = kb.load(acc, zero)
+        partial = values[0]
+        store(ks[0], _combine(op, kb, dtype, running, partial))
+        for k, value in zip(ks[1:], values[1:]):
+            partial = _combine(op, kb, dtype, partial, value)
+            store(k, _combine(op, kb, dtype, running, partial))
+        kb.store(acc, zero, _combine(op, kb, dtype, running, partial))
+
+    def scan_single(k, value):
+        after = _combine(op, kb, dtype, kb.load(acc, zero), value)
+        kb.store(acc, zero, after)
+        store(k, after)
+
+    over_chunk(scan_group, scan_single)
+    return kb.finish()
 
 
 def _serial(plan, rows, op, dtype, device, parts, chunk, carry, exclusive, out):
