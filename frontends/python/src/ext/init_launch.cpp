@@ -44,6 +44,26 @@ PyObject *ndRangeType = nullptr;
 // launch takes them as dpk arrays (their own descriptor, device and signature).
 PyObject *arrayType = nullptr;
 
+/// Attribute names the launch reads on every call, interned once: CPython's type attribute
+/// cache only serves interned names, and a name made per call (PyObject_GetAttrString) also
+/// costs an allocation and a hash.
+PyObject *internedName(const char *text) {
+  PyObject *name = PyUnicode_InternFromString(text);
+  if (!name)
+    throw nb::python_error();
+  return name; // kept for the process's lifetime
+}
+
+PyObject *sigName() {
+  static PyObject *name = internedName("_dpk_sig");
+  return name;
+}
+
+PyObject *viewName() {
+  static PyObject *name = internedName("_dpk_view");
+  return name;
+}
+
 bool isBufferLike(PyObject *o) {
   return PyObject_CheckBuffer(o) && !(arrayType && PyObject_TypeCheck(o, (PyTypeObject *)arrayType));
 }
@@ -154,13 +174,46 @@ struct Packed {
   std::array<dpk_arg_t, MaxArgs> args;
   std::array<dpk_view_arg_t, MaxArgs> views;
   std::array<std::array<unsigned char, 16>, MaxArgs> scalars;
-  std::vector<Py_buffer> buffers;
+  std::array<Py_buffer, MaxArgs> buffers; // the first bufferCount hold views to release
+  uint32_t bufferCount = 0;
   uint32_t count = 0;
   ~Packed() {
-    for (Py_buffer &b : buffers)
-      PyBuffer_Release(&b);
+    for (uint32_t i = 0; i < bufferCount; ++i)
+      PyBuffer_Release(&buffers[i]);
   }
 };
+
+/// An int of a dpk view descriptor (a Python int), or a TypeError naming what it is.
+int64_t descriptorInt(PyObject *item) {
+  long long v = PyLong_AsLongLong(item);
+  if (v == -1 && PyErr_Occurred())
+    throw nb::python_error();
+  return v;
+}
+
+/// Packs a dpk array's descriptor `_dpk_view` = (address, ndim, shape tuple, strides tuple in
+/// elements), read with the C API: this runs for every array of every launch.
+void packDescriptor(dpk_view_arg_t &v, PyObject *desc) {
+  if (!PyTuple_Check(desc) || PyTuple_GET_SIZE(desc) != 4)
+    throw StatusError(DPK_ERROR_INVALID_ARGUMENT,
+                      "internal: _dpk_view is not an (address, ndim, shape, strides) tuple");
+  PyObject *shape = PyTuple_GET_ITEM(desc, 2);
+  PyObject *strides = PyTuple_GET_ITEM(desc, 3);
+  int64_t ndim = descriptorInt(PyTuple_GET_ITEM(desc, 1));
+  if (ndim < 1 || ndim > 3 || !PyTuple_Check(shape) || !PyTuple_Check(strides) ||
+      PyTuple_GET_SIZE(shape) < ndim || PyTuple_GET_SIZE(strides) < ndim)
+    throw StatusError(DPK_ERROR_INVALID_ARGUMENT,
+                      "internal: _dpk_view has a bad rank, shape or strides");
+  void *data = PyLong_AsVoidPtr(PyTuple_GET_ITEM(desc, 0));
+  if (!data && PyErr_Occurred())
+    throw nb::python_error();
+  v.data = data;
+  v.ndim = (uint32_t)ndim;
+  for (int64_t d = 0; d < ndim; ++d) {
+    v.shape[d] = descriptorInt(PyTuple_GET_ITEM(shape, d));
+    v.strides[d] = descriptorInt(PyTuple_GET_ITEM(strides, d));
+  }
+}
 
 /// Appends the signature of argument `o` to key; false when the argument is of a kind the fast
 /// path does not know (the Python side then decides, usually with a KernelTypeError).
@@ -199,7 +252,7 @@ bool signatureOf(PyObject *o, std::string &key, Py_buffer *view, bool &haveView)
     return true;
   }
   // dpk device arrays and LocalAccessors describe themselves.
-  PyObject *sig = PyObject_GetAttrString(o, "_dpk_sig");
+  PyObject *sig = PyObject_GetAttr(o, sigName());
   if (!sig) {
     PyErr_Clear();
     return false;
@@ -252,6 +305,9 @@ std::shared_ptr<Plan> Launcher::planFor(const std::string &key, nb::handle range
     if (it != plans_.end())
       return it->second;
   }
+  // `key` is the calling thread's reused buffer, which the handler (Python) may reuse for a
+  // launch of its own: the plan is stored under a copy.
+  std::string stored = key;
   // miss_ is a weak reference to the dispatcher's handler: the dispatcher owns this Launcher,
   // and a strong reference back would be a cycle the garbage collector cannot see.
   nb::object handler = miss_();
@@ -269,9 +325,9 @@ std::shared_ptr<Plan> Launcher::planFor(const std::string &key, nb::handle range
     plan->queue = nb::cast<Queue &>(t[1]).handle;
     plan->kinds = nb::cast<std::string>(t[2]);
   }
-  if (!key.empty()) {
+  if (!stored.empty()) {
     std::lock_guard<std::mutex> lock(mutex_);
-    plans_.emplace(key, plan);
+    plans_.emplace(std::move(stored), plan);
   }
   return plan;
 }
@@ -312,18 +368,17 @@ nb::object Launcher::call(nb::handle range, nb::tuple args, nb::handle deps, boo
   if (n > MaxArgs)
     throw StatusError(DPK_ERROR_INVALID_ARGUMENT, "too many kernel arguments (at most 64)");
   Packed packed;
-  packed.buffers.reserve(n);
-  std::string key;
-  key.reserve(8 + 4 * n);
+  // The key's storage is reused call after call (one launch at a time per thread).
+  thread_local std::string key;
+  key.clear();
   dpk_launch_config_t cfg;
   bool known = readRange(range.ptr(), cfg, key);
-  std::vector<char> hasBuffer(n, 0);
+  std::array<char, MaxArgs> hasBuffer{};
   for (size_t i = 0; known && i < n; ++i) {
-    Py_buffer view;
     bool haveView = false;
-    known = signatureOf(args[i].ptr(), key, &view, haveView);
+    known = signatureOf(args[i].ptr(), key, &packed.buffers[packed.bufferCount], haveView);
     if (haveView) {
-      packed.buffers.push_back(view);
+      ++packed.bufferCount;
       hasBuffer[i] = 1;
     }
   }
@@ -365,18 +420,11 @@ nb::object Launcher::call(nb::handle range, nb::tuple args, nb::handle deps, boo
     }
     case 'D': {
       // dpk device array: _dpk_view = (ptr, ndim, shape tuple, strides tuple in elements)
-      nb::object desc = nb::steal(PyObject_GetAttrString(o, "_dpk_view"));
+      nb::object desc = nb::steal(PyObject_GetAttr(o, viewName()));
       if (!desc.is_valid())
         throw nb::python_error();
-      nb::tuple t = nb::cast<nb::tuple>(desc);
       dpk_view_arg_t &v = packed.views[packed.count];
-      v.data = (void *)nb::cast<uintptr_t>(t[0]);
-      v.ndim = nb::cast<uint32_t>(t[1]);
-      nb::tuple shape = nb::cast<nb::tuple>(t[2]), strides = nb::cast<nb::tuple>(t[3]);
-      for (uint32_t d = 0; d < v.ndim; ++d) {
-        v.shape[d] = nb::cast<int64_t>(shape[d]);
-        v.strides[d] = nb::cast<int64_t>(strides[d]);
-      }
+      packDescriptor(v, desc.ptr());
       packed.args[packed.count] = {DPK_ARG_VIEW, sizeof(dpk_view_arg_t), &v};
       ++packed.count;
       break;
