@@ -38,6 +38,7 @@ llvm::Intrinsic::ID floatIntrinsic(ir::MathFn fn) {
   case ir::MathFn::Atanh: case ir::MathFn::Fmod: case ir::MathFn::Erf: case ir::MathFn::Erfc:
   case ir::MathFn::Tgamma: case ir::MathFn::Lgamma: case ir::MathFn::Ldexp:
   case ir::MathFn::Hypot: case ir::MathFn::IsNan: case ir::MathFn::IsInf:
+  case ir::MathFn::Popcount: // integers only: emitCommonMath
     return llvm::Intrinsic::not_intrinsic;
   }
   return llvm::Intrinsic::not_intrinsic;
@@ -72,11 +73,15 @@ Value *FunctionLowering::callPure(const std::string &name, llvm::Type *resultTyp
 
 namespace {
 
-/// Integer min/max/abs and the float classification tests are the same on every target.
+/// Integer min/max/abs/popcount and the float classification tests are the same on every
+/// target. llvm.ctpop becomes popcnt (or a bit-twiddling sequence) on the host, popc on NVPTX
+/// and OpBitCount in SPIR-V.
 Value *emitCommonMath(llvm::IRBuilder<> &b, const ir::Op &op, llvm::ArrayRef<Value *> args) {
   const ir::Type &t = op.operands[0]->type;
   Value *x = args[0];
   if (t.isInteger()) {
+    if (op.mathFn == ir::MathFn::Popcount)
+      return b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
     bool s = t.isSigned();
     if (op.mathFn == ir::MathFn::Min)
       return b.CreateSelect(s ? b.CreateICmpSLT(x, args[1]) : b.CreateICmpULT(x, args[1]), x,

@@ -110,7 +110,9 @@ enum class CmpPredicate : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 
 // Math functions. Unless noted: 1 float operand, result of the same type.
 // Two operands: Atan2, Copysign, Pow, Fmod, Hypot, Min, Max, Ldexp (float, i32).
-// Min, Max, Abs also accept integers. IsNan, IsInf return bool.
+// Min, Max, Abs also accept integers. IsNan, IsInf return bool. Popcount takes an integer
+// only (the number of set bits of its bit pattern, in the operand's type).
+// New functions go at the end, so existing enum values stay (tests/_core.pyi.ref pins them).
 #define DPK_MATH_FUNCTIONS(X)                                                                  \
   X(Fabs, "fabs", 1) X(Exp, "exp", 1) X(Expm1, "expm1", 1) X(Exp2, "exp2", 1) X(Log, "log", 1)  \
   X(Log10, "log10", 1) X(Log1p, "log1p", 1) X(Log2, "log2", 1) X(Sqrt, "sqrt", 1)              \
@@ -120,7 +122,8 @@ enum class CmpPredicate : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
   X(Floor, "floor", 1) X(Ceil, "ceil", 1) X(Trunc, "trunc", 1) X(Copysign, "copysign", 2)      \
   X(Pow, "pow", 2) X(Fmod, "fmod", 2) X(Erf, "erf", 1) X(Erfc, "erfc", 1)                      \
   X(Tgamma, "tgamma", 1) X(Lgamma, "lgamma", 1) X(Ldexp, "ldexp", 2) X(Hypot, "hypot", 2)      \
-  X(IsNan, "isnan", 1) X(IsInf, "isinf", 1) X(Min, "min", 2) X(Max, "max", 2) X(Abs, "abs", 1)
+  X(IsNan, "isnan", 1) X(IsInf, "isinf", 1) X(Min, "min", 2) X(Max, "max", 2) X(Abs, "abs", 1) \
+  X(Popcount, "popcount", 1)
 
 enum class MathFn : uint8_t {
 #define DPK_MATH_ENUM(Kind, Name, Arity) Kind,

@@ -444,6 +444,12 @@ private:
       return fail(op, fn + " takes " + std::to_string(arity) + " operand" +
                           (arity == 1 ? "" : "s") + ", got " + std::to_string(op.operands.size()));
     Type t = op.operands[0]->type;
+    if (op.mathFn == MathFn::Popcount) {
+      // Counts the bits of an integer's representation: floats (f16 included) and bool have none
+      // to count here.
+      if (!t.isInteger()) return fail(op, fn + " needs an integer operand, not " + str(t));
+      return expectResultType(op, t);
+    }
     bool intOk = op.mathFn == MathFn::Min || op.mathFn == MathFn::Max || op.mathFn == MathFn::Abs;
     if (!checkNotF16(op, t)) return false;
     if (!(t.isFloat() || (intOk && t.isInteger())))

@@ -60,6 +60,10 @@ Expected<std::string> mathExpression(ModuleState &state, const ir::Op &op,
     if (type.isSigned())
       return "(" + std::string(valueTypeName(type.scalar)) + ")" + call("abs");
     return operands[0];
+  // popcount(gentype) counts in the operand's own width (operands are values of their IR type:
+  // declared variables, typed literals); the cast pins the result to that type as well.
+  case ir::MathFn::Popcount:
+    return "(" + std::string(valueTypeName(type.scalar)) + ")" + call("popcount");
 #define DPK_MATH_CASE(Kind, Name, Arity)                                                       \
   case ir::MathFn::Kind:                                                                       \
     return call(Name);

@@ -223,6 +223,46 @@ TEST(PtxMath, Float32SqrtIsCorrectlyRounded) {
   EXPECT_NE(text.find("sqrt.rn.f32"), std::string::npos) << text;
 }
 
+// popcount is llvm.ctpop: NVPTX's popc, counting 32 bits for the types up to 32 bits (narrow
+// ones zero-extended first) and 64 for 64-bit ones, with no call into libdevice.
+TEST(PtxMath, PopcountIsPopc) {
+  auto module = parse(readPath(std::string(DPK_CORPUS_DIR) + "/popcount.dpkir"));
+  ASSERT_TRUE(module);
+  std::string text = ptxOf(*module);
+  ASSERT_FALSE(text.empty());
+  EXPECT_NE(text.find("popc.b32"), std::string::npos) << text;
+  EXPECT_NE(text.find("popc.b64"), std::string::npos) << text;
+  EXPECT_EQ(text.find("__nv_"), std::string::npos) << text;
+}
+
+/// How many instructions of `opcode` the SPIR-V module has.
+size_t spirvCount(const std::vector<uint8_t> &bytes, uint32_t opcode) {
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), words.size() * 4);
+  size_t count = 0;
+  for (size_t at = 5; at < words.size();) {
+    uint32_t length = words[at] >> 16;
+    if (length == 0) break;
+    count += (words[at] & 0xffff) == opcode;
+    at += length;
+  }
+  return count;
+}
+
+// popcount reaches SPIR-V as the core OpBitCount (one per kernel of popcount.dpkir, one per
+// type), not as OpenCL.std's popcount extended instruction.
+TEST(SpirvMath, PopcountIsOpBitCount) {
+  auto module = parse(readPath(std::string(DPK_CORPUS_DIR) + "/popcount.dpkir"));
+  ASSERT_TRUE(module);
+  compiler::CompileOptions options;
+  options.target = compiler::TargetKind::SpirV;
+  auto spirv = compiler::compileModule(*module, options);
+  ASSERT_TRUE(spirv) << spirv.error().message();
+  const uint32_t opBitCount = 205, opExtInst = 12;
+  EXPECT_EQ(spirvCount(spirv->bytes, opBitCount), 8u);
+  EXPECT_EQ(spirvCount(spirv->bytes, opExtInst), 0u);
+}
+
 TEST(KernelAbi, ViewsExpand) {
   auto module = parse("kernel @k(%v: view<global, f32, 2>, %s: f64, %l: ptr<local, i32>) {\n"
                       "  return\n}\n");

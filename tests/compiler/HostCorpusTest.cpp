@@ -1,5 +1,6 @@
 // HostCorpusTest.cpp - every corpus kernel compiled for the host, run, and checked against C++.
 #include "HostHarness.h"
+#include "PopcountReference.h"
 
 #include <gtest/gtest.h>
 
@@ -291,6 +292,28 @@ TEST_P(HostCorpus, MathAll) {
   auto k = compile(*m, {16, 0, 0}, 1);
   checkMath<float>("math_all_f32", k, 64);
   checkMath<double>("math_all_f64", k, 64);
+}
+
+// popcount in every integer type, negatives, 0 and the extremes included; the specialized shape
+// runs the vectorized work-item loop.
+TEST_P(HostCorpus, Popcount) {
+  auto m = parse(readCorpus("popcount.dpkir"));
+  ASSERT_TRUE(m);
+  const size_t n = 256;
+  auto k = compile(*m, {64, 0, 0}, 1);
+  forEachPopcountType([&](auto zero, const char *type) {
+    using T = decltype(zero);
+    SCOPED_TRACE(type);
+    std::vector<T> x = popcountInputs<T>(n), out(n, T(-1));
+    Args args;
+    args.pointer(x.data()).pointer(out.data());
+    auto fn = k.lookup(std::string("popcount_") + type);
+    ASSERT_NE(fn, nullptr);
+    runGroups(fn, 1, {n, 1, 1}, {64, 1, 1}, args.args());
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(int64_t(out[i]), int64_t(popcountReference(x[i])))
+          << "popcount of " << int64_t(x[i]) << " at " << i;
+  });
 }
 
 TEST_P(HostCorpus, AtomicsGlobal) {

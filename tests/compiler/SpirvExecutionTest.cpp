@@ -6,6 +6,7 @@
 // dpk dimension d is OpenCL dimension dims-1-d.
 #define CL_TARGET_OPENCL_VERSION 300
 #include "HostHarness.h"
+#include "PopcountReference.h"
 
 #include <CL/cl.h>
 #include <gtest/gtest.h>
@@ -267,6 +268,24 @@ TEST_F(SpirvOnIntelCpu, MathF32) {
       ASSERT_NEAR(got, expect[f], 1e-5f * (1 + std::fabs(expect[f]))) << "function " << f << " x=" << a;
     }
   }
+}
+
+// OpBitCount in every integer width, as Intel's SPIR-V consumer reads it.
+TEST_F(SpirvOnIntelCpu, Popcount) {
+  forEachPopcountType([&](auto zero, const char *type) {
+    using T = decltype(zero);
+    SCOPED_TRACE(type);
+    cl_kernel k = kernel("popcount.dpkir", (std::string("popcount_") + type).c_str());
+    ASSERT_TRUE(k);
+    const size_t n = 128;
+    std::vector<T> x = popcountInputs<T>(n), out(n, T(-1));
+    const std::vector<T> x0 = x;
+    arg(k, 0, buffer(x)), arg(k, 1, buffer(out));
+    launch(k, 1, {n}, {16});
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(int64_t(out[i]), int64_t(popcountReference(x0[i])))
+          << "popcount of " << int64_t(x0[i]) << " at " << i;
+  });
 }
 
 TEST_F(SpirvOnIntelCpu, LocalMemoryArgument) {

@@ -1,7 +1,9 @@
-// MathTest.cpp - math_all.dpkir: every IR math function in f32 and f64 against <cmath>, within a
-// tolerance of a few ulp (device math libraries are not correctly rounded).
+// MathTest.cpp - math_all.dpkir: every IR float math function in f32 and f64 against <cmath>,
+// within a tolerance of a few ulp (device math libraries are not correctly rounded), and
+// popcount.dpkir: popcount in every integer type, exactly.
 #include "Conformance.h"
 #include "MathReference.h"
+#include "PopcountReference.h"
 
 #include <cmath>
 
@@ -55,6 +57,26 @@ CONFORMANCE_TEST(MathF64) {
   if (t.lacksFp64())
     GTEST_SKIP() << "device has no fp64";
   runMath<double>(t, "math_all_f64");
+}
+
+// popcount.dpkir: the bits set in every integer type (host: llvm.ctpop, CUDA: popc, SPIR-V:
+// OpBitCount, OpenCL C: popcount()), negatives and the extremes included; exact.
+CONFORMANCE_TEST(Popcount) {
+  dpk::test::forEachPopcountType([&](auto zero, const char *type) {
+    using T = decltype(zero);
+    SCOPED_TRACE(type);
+    constexpr size_t N = 256;
+    dpk_kernel_t kernel = t.corpusKernel("popcount.dpkir", std::string("popcount_") + type);
+    ASSERT_NE(kernel, nullptr);
+    std::vector<T> x = dpk::test::popcountInputs<T>(N);
+    void *dx = t.upload(x), *dout = t.upload(std::vector<T>(N, T(-1)));
+    dpk_status_t status = t.launch(kernel, t.range1(N), {t.pointer(dx), t.pointer(dout)});
+    ASSERT_EQ(status, DPK_SUCCESS) << lastError(status);
+    std::vector<T> out = t.download<T>(dout, N);
+    for (size_t i = 0; i < N; ++i)
+      ASSERT_EQ(int64_t(out[i]), int64_t(dpk::test::popcountReference(x[i])))
+          << "popcount of " << int64_t(x[i]) << " at " << i;
+  });
 }
 
 } // namespace

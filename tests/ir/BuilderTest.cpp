@@ -161,6 +161,8 @@ TEST(Builder, OpNamesAndCategoriesComeFromOpsDef) {
   EXPECT_STREQ(mathFnName(MathFn::Lgamma), "lgamma");
   EXPECT_EQ(mathFnArity(MathFn::Ldexp), 2u);
   EXPECT_EQ(mathFnArity(MathFn::Abs), 1u);
+  EXPECT_STREQ(mathFnName(MathFn::Popcount), "popcount");
+  EXPECT_EQ(mathFnArity(MathFn::Popcount), 1u);
   EXPECT_EQ(scalarSize(ScalarKind::F16), 2u);
   EXPECT_EQ(scalarSize(ScalarKind::Bool), 1u);
   EXPECT_STREQ(scalarName(ScalarKind::U16), "u16");

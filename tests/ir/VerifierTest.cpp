@@ -128,5 +128,52 @@ TEST(Verifier, LocalAllocMustBeAtKernelTopLevel) {
             std::string::npos);
 }
 
+// popcount counts the bits of an integer: every integer type is accepted with a result of the
+// same type; floats (f16 too) and bool are rejected with a message naming the function.
+TEST(Verifier, PopcountTakesIntegersOnly) {
+  for (ScalarKind kind : {ScalarKind::I8, ScalarKind::I16, ScalarKind::I32, ScalarKind::I64,
+                          ScalarKind::U8, ScalarKind::U16, ScalarKind::U32, ScalarKind::U64}) {
+    Module module;
+    Builder b(module);
+    Type t = Type::scalarTy(kind);
+    Function *f = b.createFunction("f", false, {t}, {"x"}, t);
+    Value *r = b.math(MathFn::Popcount, {f->params[0]});
+    EXPECT_EQ(r->type, t);
+    b.ret(r);
+    EXPECT_FALSE(verifyModule(module)) << scalarName(kind);
+  }
+  for (ScalarKind kind : {ScalarKind::F16, ScalarKind::F32, ScalarKind::F64, ScalarKind::Bool}) {
+    Module module;
+    Builder b(module);
+    Type t = Type::scalarTy(kind);
+    Function *f = b.createFunction("f", false, {t}, {"x"}, t);
+    b.ret(b.math(MathFn::Popcount, {f->params[0]}));
+    Error err = verifyModule(module);
+    ASSERT_TRUE(err) << scalarName(kind);
+    EXPECT_NE(err.message().find(std::string("'math': popcount needs an integer operand, not ") +
+                                 scalarName(kind)),
+              std::string::npos)
+        << err.message();
+  }
+  auto wrongResult = parseModule("func @f(%x: i32) -> i64 {\n"
+                                 "  %r = math popcount %x : i64\n"
+                                 "  return %r\n"
+                                 "}\n");
+  ASSERT_TRUE(wrongResult);
+  Error err = verifyModule(**wrongResult);
+  ASSERT_TRUE(err);
+  EXPECT_NE(err.message().find("result type must be i32, not i64"), std::string::npos)
+      << err.message();
+  auto twoOperands = parseModule("func @f(%x: i32) -> i32 {\n"
+                                 "  %r = math popcount %x, %x : i32\n"
+                                 "  return %r\n"
+                                 "}\n");
+  ASSERT_TRUE(twoOperands);
+  err = verifyModule(**twoOperands);
+  ASSERT_TRUE(err);
+  EXPECT_NE(err.message().find("popcount takes 1 operand, got 2"), std::string::npos)
+      << err.message();
+}
+
 } // namespace
 } // namespace dpk::ir

@@ -4,6 +4,7 @@
 #include "EmitTestUtil.h"
 #include "MathReference.h"
 #include "OpenCLSession.h"
+#include "PopcountReference.h"
 
 #include <algorithm>
 #include <cctype>
@@ -398,6 +399,31 @@ template <typename T> void runMathAll(const char *kernel, double relativeToleran
 
 TEST(CorpusRun, MathAllF32) { runMathAll<float>("math_all_f32", 4e-6); }
 TEST(CorpusRun, MathAllF64) { runMathAll<double>("math_all_f64", 1e-13); }
+
+// OpenCL C's popcount() in every integer type: char and short count 8 and 16 bits, not the 32
+// of an int they would be promoted to.
+TEST(CorpusRun, Popcount) {
+  REQUIRE_OPENCL(session);
+  auto module = loadCorpus("popcount.dpkir");
+  ASSERT_TRUE(module);
+  Program program;
+  emitAndBuild(*session, *module, openclOptions(), program);
+  ASSERT_TRUE(program);
+  dpk::test::forEachPopcountType([&](auto zero, const char *type) {
+    using T = decltype(zero);
+    SCOPED_TRACE(type);
+    const size_t n = 128;
+    std::vector<T> x = dpk::test::popcountInputs<T>(n);
+    DeviceBuffer dx = session->upload(x), dout = session->upload(std::vector<T>(n, T(-1)));
+    ASSERT_EQ(session->launch(program.handle, std::string("popcount_") + type,
+                              {KernelArg::buffer(dx), KernelArg::buffer(dout)}, {n}),
+              "");
+    std::vector<T> out = session->download<T>(dout);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(int64_t(out[i]), int64_t(dpk::test::popcountReference(x[i])))
+          << "popcount of " << int64_t(x[i]) << " at " << i;
+  });
+}
 
 // ---- atomics ------------------------------------------------------------------------------
 

@@ -175,6 +175,34 @@ TEST(Emitter, NamesAvoidKeywordsAndBuiltins) {
   EXPECT_TRUE(contains(source, "const float sqrt__1 = dpk_fn_min(x_y);")) << source;
 }
 
+// popcount is OpenCL C's popcount() cast to the operand's type; a value named like the built-in
+// is renamed so that the call still reaches it.
+TEST(Emitter, PopcountIsTheBuiltinInTheOperandsType) {
+  ir::Module module;
+  Builder b(module);
+  auto *k = b.createFunction("bits", true, {globalPtr(ScalarKind::I16), globalPtr(ScalarKind::U64)},
+                             {"s", "u"}, Type::voidTy());
+  Value *zero = b.constInt(ScalarKind::I64, 0);
+  Value *s = b.load(k->params[0], zero);
+  s->name = "popcount";
+  Value *u = b.load(k->params[1], zero);
+  u->name = "x";
+  Value *ps = b.math(ir::MathFn::Popcount, {s});
+  ps->name = "ps";
+  Value *pu = b.math(ir::MathFn::Popcount, {u});
+  pu->name = "pu";
+  Value *pk = b.math(ir::MathFn::Popcount, {b.constInt(ScalarKind::I8, -1)});
+  pk->name = "pk";
+  b.store(k->params[0], zero, ps);
+  b.store(k->params[1], zero, pu);
+  b.store(k->params[0], b.constInt(ScalarKind::I64, 1), b.cast(pk, Type::scalarTy(ScalarKind::I16)));
+  b.ret();
+  std::string source = emitOrFail(module, openclOptions());
+  EXPECT_TRUE(contains(source, "const short ps = (short)popcount(popcount_);")) << source;
+  EXPECT_TRUE(contains(source, "const ulong pu = (ulong)popcount(x);")) << source;
+  EXPECT_TRUE(contains(source, "const char pk = (char)popcount(((char)-1));")) << source;
+}
+
 TEST(Emitter, DeviceFunctionsCalleesFirstAndOnlyReachable) {
   ir::Module module;
   Builder b(module);

@@ -319,6 +319,96 @@ def test_math_binary_and_misc(device):
                                    err_msg=str(row))
 
 
+# ---- bit counts -----------------------------------------------------------------------------
+
+INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+@dpk.kernel
+def bit_counts(item, x, out):
+    i = item.get_id(0)
+    v = x[i]
+    out[0, i] = kapi.popcount(v)       # the dtype's bits: -1 counts all of them
+    out[1, i] = v.bit_count()          # Python's int.bit_count(): the bits of |v|
+    out[2, i] = np.bitwise_count(v)    # NumPy's: |v| too, as uint8
+    out[3, i] = kapi.popcount(v) + kapi.popcount(-1) + kapi.popcount(5)  # literals: int64
+
+
+def bit_count_inputs(dtype):
+    """0, 1, -1, the extremes, alternating bits and random patterns of `dtype`."""
+    info = np.iinfo(dtype)
+    bits = info.bits
+    special = [0, 1, -1, info.min, info.max, int("01" * (bits // 2), 2),
+               int("10" * (bits // 2), 2), 1 << (bits - 1), 3, -3, 100, -100]
+    mask = (1 << bits) - 1
+    words = np.array([v & mask for v in special], dtype=np.dtype(f"u{bits // 8}"))
+    rng = np.random.default_rng(bits)
+    random = rng.integers(0, np.iinfo(words.dtype).max, 52, dtype=words.dtype, endpoint=True)
+    return np.concatenate([words, random]).view(dtype)  # 64 values, the same bit patterns
+
+
+@pytest.mark.skipif(not hasattr(np, "bitwise_count"), reason="NumPy < 2.0: no bitwise_count")
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_popcount(device, dtype):
+    x = bit_count_inputs(dtype)
+    n = len(x)
+    out = np.full((4, n), 99, dtype=dtype)
+    run_on(device, bit_counts, dpk.Range(n), x, out)
+    unsigned = x.view(np.dtype(f"u{x.itemsize}"))
+    pattern = np.array([int(u).bit_count() for u in unsigned])   # bits of the representation
+    assert pattern.max() == 8 * x.itemsize and pattern.min() == 0
+    np.testing.assert_array_equal(out[0], pattern, err_msg="popcount")
+    np.testing.assert_array_equal(out[0], np.bitwise_count(unsigned), err_msg="popcount")
+    absolute = np.array([int(v).bit_count() for v in x])          # Python's bit_count
+    np.testing.assert_array_equal(out[1], absolute, err_msg="bit_count")
+    np.testing.assert_array_equal(out[2], np.bitwise_count(x), err_msg="np.bitwise_count")
+    np.testing.assert_array_equal(out[3], pattern + 64 + 2, err_msg="popcount of literals")
+    if np.dtype(dtype).kind == "i":   # the two meanings differ on negatives (-1 among them)
+        assert (out[0] != out[1]).any()
+    else:
+        np.testing.assert_array_equal(out[0], out[1])
+    # The pure-Python run of the same kernel agrees.
+    expected = np.full((4, n), 99, dtype=dtype)
+    kapi.call_kernel(bit_counts, dpk.Range(n), x, expected)
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_popcount_types(host):
+    """popcount keeps its operand's dtype, takes bool as int64, and rejects floats by name."""
+    assert kapi.popcount(np.int8(-1)) == 8 and type(kapi.popcount(np.int8(-1))) is np.int8
+    assert kapi.popcount(np.uint64(2**64 - 1)) == 64
+    assert kapi.popcount(np.int64(np.iinfo(np.int64).min)) == 1
+    assert kapi.popcount(-1) == 64 and kapi.popcount(True) == 1 and kapi.popcount(0) == 0
+    with pytest.raises(TypeError, match="popcount"):
+        kapi.popcount(1.5)
+
+    @dpk.kernel
+    def typed(item, x, out):
+        i = item.get_id(0)
+        out[i] = kapi.popcount(x[i]) + x[i].bit_count()
+
+    x = np.array([-1, 3], dtype=np.int16)
+    out = np.zeros(2, dtype=np.int16)
+    run_on(host, typed, dpk.Range(2), x, out)
+    np.testing.assert_array_equal(out, [16 + 1, 2 + 2])
+
+    @dpk.kernel
+    def on_float(item, x):
+        i = item.get_id(0)
+        x[i] = kapi.popcount(x[i])
+
+    with pytest.raises(dpk.KernelTypeError, match=r"popcount\(\) takes an integer, not a float32"):
+        run_on(host, on_float, dpk.Range(2), np.zeros(2, dtype=np.float32))
+
+    @dpk.kernel
+    def float_bit_count(item, x):
+        i = item.get_id(0)
+        x[i] = x[i].bit_count()
+
+    with pytest.raises(dpk.KernelTypeError, match=r"bit_count\(\) takes an integer, not a float64"):
+        run_on(host, float_bit_count, dpk.Range(2), np.zeros(2, dtype=np.float64))
+
+
 # ---- device functions ----------------------------------------------------------------------
 
 @dpk.device_func

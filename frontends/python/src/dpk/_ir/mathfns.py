@@ -2,7 +2,9 @@
 
 Kinds: "float" (integers are computed in float64, result has the float type), "int_result"
 (Python's math.floor/ceil/trunc return int), "bool" (isnan/isinf), "abs", "minmax", "ldexp"
-(float, int32), "log_base" (math.log with an optional base).
+(float, int32), "log_base" (math.log with an optional base), "bitwise_count" (np.bitwise_count:
+the bits of an integer's absolute value, uint8), "popcount" (dpk.kernel_api.popcount, mapped by
+the kernel compiler, which this layer cannot import).
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ def _table():
     add([np.abs, np.absolute], MathSpec("Abs", "abs", name="abs"))
     add([np.minimum, np.fmin], MathSpec("Min", "minmax", 2, "minimum"))
     add([np.maximum, np.fmax], MathSpec("Max", "minmax", 2, "maximum"))
+    add([getattr(np, "bitwise_count", None)],  # NumPy >= 2.0
+        MathSpec("Popcount", "bitwise_count", 1, "bitwise_count"))
     return t
 
 

@@ -12,7 +12,7 @@ from ..._ir.mathfns import MATH_FUNCTIONS, MathSpec
 from ..._ir.values import (Atomic, BoundMethod, Const, IndexSpace, PointerArray, Scalar,
                            StridedArray, TupleValue, ViewArray)
 from ..functions import DeviceFunction, ExternalFunction, KernelFunction
-from ..kapi import AtomicRef, LocalAccessor, PrivateArray, atomic_fence, group_barrier
+from ..kapi import AtomicRef, LocalAccessor, PrivateArray, atomic_fence, group_barrier, popcount
 from .kernel_api_calls import _dtype_of_class
 from .opencl_calls import OPENCL_CALLS
 
@@ -37,6 +37,11 @@ class CallLowering:
                 return self.index_method(node, callee.obj, callee.name, args, kwargs)
             if isinstance(callee.obj, Atomic):
                 return self.atomic_method(node, callee.obj, callee.name, args, kwargs)
+            if isinstance(callee.obj, Scalar) and callee.name == "bit_count":
+                if args or kwargs:
+                    self.fail(node, "bit_count() takes no arguments")
+                return self.popcount(node, MathSpec("Popcount", "bit_count", 1, "bit_count"),
+                                     callee.obj)
         if isinstance(callee, Const):
             return self.call_object(node, callee.obj, args, kwargs)
         self.fail(node, f"{self.describe(callee)} is not callable in kernels")
@@ -55,6 +60,10 @@ class CallLowering:
             return self.minmax(node, obj is builtins.min, args)
         if obj is builtins.abs:
             return self.math_call(node, MathSpec("Abs", "abs", 1, "abs"), args)
+        if obj is popcount:
+            if kwargs:
+                self.fail(node, "popcount() takes no keyword arguments")
+            return self.math_call(node, MathSpec("Popcount", "popcount", 1, "popcount"), args)
         if obj is builtins.len:
             if len(args) != 1:
                 self.fail(node, "len() takes one argument")
@@ -163,6 +172,8 @@ class CallLowering:
                           dtype, a.weak)
         if spec.kind == "minmax":
             return self.minmax(node, spec.fn == "Min", args)
+        if spec.kind in ("popcount", "bitwise_count"):
+            return self.popcount(node, spec, args[0])
         # Float functions: integers compute in float64; a weak float adopts a strong float.
         dtype = None
         for a in args[:1] if spec.kind == "ldexp" else args:
@@ -182,6 +193,30 @@ class CallLowering:
         if spec.kind == "int_result":
             return Scalar(self.b.cast(r, T.ir_scalar(T.I64)), T.I64)
         return Scalar(r, dtype)
+
+    def popcount(self, node, spec, a):
+        """Bits set in an integer: kapi.popcount(x) counts x's representation in x's dtype
+        (a negative number's sign bits too). Python's x.bit_count() and NumPy's
+        np.bitwise_count(x) count |x| instead: popcount of the wrapping abs, which is |x| except
+        for the minimum, whose single set bit is also |x|'s. bitwise_count's result is uint8,
+        as NumPy's; the others keep x's dtype. bool counts as int64, as in arithmetic."""
+        dtype = np.dtype(T.arith_dtype(a.dtype))
+        if dtype.kind not in "iu":
+            self.type_fail(node, f"{spec.name}() takes an integer, not {self.describe(a)}")
+        absolute = spec.kind != "popcount" and dtype.kind == "i"
+        result = np.dtype(np.uint8) if spec.kind == "bitwise_count" else dtype
+        weak = a.weak and spec.kind != "bitwise_count"
+        if a.is_literal:
+            v = abs(int(a.py)) if absolute else int(a.py)
+            return Scalar(None, result, weak, (v & ((1 << (8 * dtype.itemsize)) - 1)).bit_count())
+        x = self.coerce(node, a, dtype)
+        MathFn = self.core.MathFn
+        if absolute:
+            x = self.b.math(MathFn.Abs, [x])
+        r = self.b.math(MathFn.Popcount, [x])
+        if result != dtype:
+            r = self.b.cast(r, T.ir_scalar(result))
+        return Scalar(r, result, weak)
 
 
 def _hashable(obj):

@@ -194,6 +194,11 @@ class ExpressionLowering:
         if isinstance(base, Scalar):
             if attr in ("real",):
                 return base
+            if attr == "bit_count":  # int.bit_count(): CallLowering.popcount
+                if np.dtype(base.dtype).kind not in "iub":
+                    self.type_fail(node, f"bit_count() takes an integer, not "
+                                         f"{self.describe(base)}")
+                return BoundMethod(base, attr)
             if attr == "dtype":
                 return Const(np.dtype(base.dtype))
         self.fail(node, f"{self.describe(base)} has no attribute '{attr}' in kernels")

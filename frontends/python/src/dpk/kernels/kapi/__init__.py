@@ -9,6 +9,7 @@ pure-Python execution needs neither the compiler nor the extension.
 
 from .atomic_ref import AtomicRef
 from .barrier import BarrierDivergenceError, atomic_fence, group_barrier
+from .bits import popcount
 from .index_space_ids import Group, Item, NdItem
 from .launcher import call_kernel
 from .local_accessor import LocalAccessor
@@ -19,5 +20,5 @@ from .ranges import NdRange, Range
 __all__ = [
     "AddressSpace", "atomic_fence", "AtomicRef", "BarrierDivergenceError", "call_kernel",
     "Group", "group_barrier", "Item", "LocalAccessor", "MemoryOrder", "MemoryScope", "NdItem",
-    "NdRange", "PrivateArray", "Range",
+    "NdRange", "popcount", "PrivateArray", "Range",
 ]
