@@ -35,9 +35,9 @@ from ..arrays.indexing_functions import take
 from ..arrays.manipulation_functions import concat, moveaxis, reshape
 from ..arrays.searching_functions import nonzero, where
 from ..arrays.statistical_functions import cumulative_sum
-from ..kernels.dispatcher import call_kernel, device_func, kernel
+from ..kernels.dispatcher import call_kernel, kernel
 from ..kernels.kapi import (AddressSpace, AtomicRef, Item, LocalAccessor, MemoryScope, NdItem,
-                           NdRange, PrivateArray, Range, group_barrier)
+                           NdRange, PrivateArray, Range, group_barrier, popcount)
 from .common import (GROUP, _bitcast, _flat, _give, _rows_last, _take_input, kernel_shape,
                      serial_walkers)
 from .merge_sort import sort_with
@@ -96,14 +96,6 @@ def _blocks(n, device):
 # order within the tile.
 
 MASK_WORDS = GROUP // 32  # a bit per work-item, per digit
-
-
-@device_func
-def _popcount32(v):
-    v = v - ((v >> 1) & 0x55555555)
-    v = (v & 0x33333333) + ((v >> 2) & 0x33333333)
-    v = (v + (v >> 4)) & 0x0F0F0F0F
-    return int((v * 0x01010101) >> 24)
 
 
 @kernel
@@ -227,9 +219,9 @@ def _radix_scatter_groups(it: NdItem, keys, values, keys_out, values_out, counts
             masks[mine] = np.uint32(0)
             mine = -1
         if i < n:
-            rank = _popcount32(masks[row + word] & below)
+            rank = int(popcount(masks[row + word] & below))
             for w in range(word):
-                rank += _popcount32(masks[row + w])
+                rank += int(popcount(masks[row + w]))
             perm[base[cur_base + d] + rank] = np.int32(r * GROUP + lid)
             mine = row + word
         # work-item lid, as digit lid: the next round's slot and tally
