@@ -268,11 +268,17 @@ Value *FunctionLowering::loadElement(Value *address, const ir::Value *pointer,
 }
 
 void FunctionLowering::storeElement(Value *address, const ir::Value *pointer, ir::ScalarKind kind,
-                                    Value *value) {
+                                    Value *value, bool nontemporal) {
   if (kind == ir::ScalarKind::Bool) value = builder_.CreateZExt(value, builder_.getInt8Ty());
   llvm::StoreInst *store =
       builder_.CreateAlignedStore(value, address, llvm::Align(ir::scalarSize(kind)));
   noteMemoryAccess(store, pointer, false);
+  // LLVM's hint, kept by the vectorizers: x86 writes such stores (once vectorized) with movnt,
+  // around the caches; SPIR-V gets the Nontemporal memory operand; NVPTX ignores it.
+  if (nontemporal)
+    store->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                       llvm::MDNode::get(store->getContext(),
+                                         {llvm::ConstantAsMetadata::get(builder_.getInt32(1))}));
 }
 
 // ---- scalar ops ---------------------------------------------------------------------------
@@ -451,7 +457,8 @@ Error FunctionLowering::emitOp(const ir::Op &op) {
   }
   case ir::OpKind::Store: {
     Value *address = elementAddress(op.operands[0], lookup(op.operands[1]));
-    storeElement(address, op.operands[0], op.operands[0]->type.scalar, lookup(op.operands[2]));
+    storeElement(address, op.operands[0], op.operands[0]->type.scalar, lookup(op.operands[2]),
+                 op.intAttr != 0);
     return Error::success();
   }
   case ir::OpKind::PtrOffset:

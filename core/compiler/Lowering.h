@@ -169,7 +169,7 @@ protected:
   llvm::Value *viewElementAddress(const ir::Op &op);
   llvm::Value *loadElement(llvm::Value *address, const ir::Value *pointer, ir::ScalarKind kind);
   void storeElement(llvm::Value *address, const ir::Value *pointer, ir::ScalarKind kind,
-                    llvm::Value *value);
+                    llvm::Value *value, bool nontemporal = false);
   llvm::AllocaInst *entryAlloca(llvm::Type *type, llvm::Value *count, const llvm::Twine &name,
                                 unsigned align = 0);
   /// Starts a new block for code that follows a terminator (unreachable, deleted by LLVM).

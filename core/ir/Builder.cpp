@@ -148,9 +148,11 @@ Value *Builder::load(Value *ptr, Value *idx) {
   return createOp(OpKind::Load, {ptr, idx}, ptr->type.elementType())->result;
 }
 
-Op *Builder::store(Value *ptr, Value *idx, Value *v) {
+Op *Builder::store(Value *ptr, Value *idx, Value *v, bool nontemporal) {
   assert(ptr && ptr->type.isPointer() && "store needs a pointer");
-  return createOp(OpKind::Store, {ptr, idx, v}, Type::voidTy());
+  Op *op = createOp(OpKind::Store, {ptr, idx, v}, Type::voidTy());
+  op->intAttr = nontemporal ? 1 : 0;
+  return op;
 }
 
 Value *Builder::ptrOffset(Value *ptr, Value *idx) {

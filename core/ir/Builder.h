@@ -90,7 +90,9 @@ public:
   Value *localAlloc(ScalarKind elem, int64_t count);
   /// ptr[idx] (idx is i64); result: the element type.
   Value *load(Value *ptr, Value *idx);
-  Op *store(Value *ptr, Value *idx, Value *v);
+  /// `nontemporal`: a hint that the stored line will not be read again soon (targets may
+  /// write it around the caches, skipping the read of the line a store otherwise costs).
+  Op *store(Value *ptr, Value *idx, Value *v, bool nontemporal = false);
   /// ptr + idx elements; result: the pointer's type.
   Value *ptrOffset(Value *ptr, Value *idx);
   /// view[indices...] (rank i64 indices).

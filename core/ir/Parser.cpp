@@ -458,7 +458,13 @@ private:
     case OpKind::Load: case OpKind::PtrOffset: case OpKind::ViewLoad:
     case OpKind::ViewElementPtr:
       return parseSubscript(op.operands);
-    case OpKind::Store: case OpKind::ViewStore:
+    case OpKind::Store:
+      if (isKeyword("nontemporal")) {
+        op.intAttr = 1;
+        consume();
+      }
+      return parseSubscript(op.operands) && parseCommaOperand(op.operands);
+    case OpKind::ViewStore:
       return parseSubscript(op.operands) && parseCommaOperand(op.operands);
     case OpKind::ViewDim: case OpKind::ViewStride: {
       Value *view = nullptr;

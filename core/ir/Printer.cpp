@@ -249,7 +249,8 @@ private:
     case OpKind::Call: return "@" + op.callee + "(" + operands(0, op) + ")";
     case OpKind::Alloca: case OpKind::LocalAlloc: return std::to_string(op.intAttr);
     case OpKind::Load: case OpKind::PtrOffset: return subscript(op, 2);
-    case OpKind::Store: return subscript(op, 2) + ", " + operand(op, 2);
+    case OpKind::Store:
+      return (op.intAttr ? "nontemporal " : "") + subscript(op, 2) + ", " + operand(op, 2);
     case OpKind::ViewLoad: case OpKind::ViewElementPtr: return subscript(op, op.operands.size());
     case OpKind::ViewStore:
       return subscript(op, op.operands.size() - 1) + ", " + operand(op, op.operands.size() - 1);

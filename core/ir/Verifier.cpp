@@ -585,6 +585,10 @@ private:
       if (op.operands[2]->type != ptr.elementType())
         return fail(op, "stored value " + str(op.operands[2]->type) +
                             " does not match the element type " + str(ptr.elementType()));
+      if (op.intAttr != 0 && op.intAttr != 1)
+        return fail(op, "store flag " + std::to_string(op.intAttr) + " is not 0 or 1 (nontemporal)");
+      if (op.intAttr && ptr.space != AddressSpace::Global)
+        return fail(op, "a nontemporal store goes to global memory, not " + str(ptr));
       return true;
     }
     case OpKind::PtrOffset:

@@ -474,7 +474,7 @@ Error FunctionEmitter::emitOp(const ir::Op &op) {
   case ir::OpKind::Load:
     declare(op.result, loadExpression(op.operands[0]->type, operandText(0), operandText(1)));
     return Error::success();
-  case ir::OpKind::Store:
+  case ir::OpKind::Store: // a nontemporal store is a plain one: OpenCL C has no such hint
     line(storeStatement(op.operands[0]->type, operandText(0), operandText(1), operandText(2)));
     return Error::success();
   case ir::OpKind::PtrOffset:

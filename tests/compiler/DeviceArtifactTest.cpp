@@ -2,6 +2,7 @@
 #include "HostHarness.h"
 
 #include "compiler/Compiler.h"
+#include "compiler/Targets.h"
 
 #include <gtest/gtest.h>
 
@@ -261,6 +262,89 @@ TEST(SpirvMath, PopcountIsOpBitCount) {
   const uint32_t opBitCount = 205, opExtInst = 12;
   EXPECT_EQ(spirvCount(spirv->bytes, opBitCount), 8u);
   EXPECT_EQ(spirvCount(spirv->bytes, opExtInst), 0u);
+}
+
+// A nontemporal store (the IR's hint that the line is not read again soon) is kept on every
+// target that can express it: x86 writes stores the SLP vectorizer combined around the caches
+// (movnt), SPIR-V carries the Nontemporal memory operand, PTX and OpenCL C store plainly. (LLVM's
+// loop vectorizer leaves loops with nontemporal stores of unknown alignment scalar, so only
+// kernels storing neighbours from one work-item, as the CPU scan does, use the hint.)
+const char *kNontemporalCopy = // four neighbours per work-item, loaded before any is stored
+    "kernel @copy4(%x: ptr<global, f32>, %y: ptr<global, f32>) {\n"
+    "  %i = global_id 0 : i64\n"
+    "  %four = const 4 : i64\n"
+    "  %k0 = mul %i, %four : i64\n"
+    "  %one = const 1 : i64\n"
+    "  %k1 = add %k0, %one : i64\n"
+    "  %k2 = add %k1, %one : i64\n"
+    "  %k3 = add %k2, %one : i64\n"
+    "  %a0 = load %x[%k0] : f32\n"
+    "  %a1 = load %x[%k1] : f32\n"
+    "  %a2 = load %x[%k2] : f32\n"
+    "  %a3 = load %x[%k3] : f32\n"
+    "  %b0 = add %a0, %a0 : f32\n"
+    "  %b1 = add %a1, %a1 : f32\n"
+    "  %b2 = add %a2, %a2 : f32\n"
+    "  %b3 = add %a3, %a3 : f32\n"
+    "  store nontemporal %y[%k0], %b0\n"
+    "  store nontemporal %y[%k1], %b1\n"
+    "  store nontemporal %y[%k2], %b2\n"
+    "  store nontemporal %y[%k3], %b3\n"
+    "  return\n"
+    "}\n";
+
+/// Whether the SPIR-V module has an OpStore whose memory operands include Nontemporal.
+bool spirvHasNontemporalStore(const std::vector<uint8_t> &bytes) {
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), words.size() * 4);
+  const uint32_t opStore = 62, nontemporal = 0x4;
+  for (size_t at = 5; at < words.size();) {
+    uint32_t length = words[at] >> 16;
+    if (length == 0) break;
+    if ((words[at] & 0xffff) == opStore && length >= 4 && (words[at + 3] & nontemporal))
+      return true;
+    at += length;
+  }
+  return false;
+}
+
+TEST(NontemporalStore, HostVectorStoresBypassTheCaches) {
+  auto module = parse(kNontemporalCopy);
+  ASSERT_TRUE(module);
+  compiler::CompileOptions options;
+  options.dims = 1;
+  auto ir = compiler::compileHost(*module, options, compiler::Output::LlvmIR);
+  ASSERT_TRUE(ir) << ir.error().message();
+  EXPECT_NE(std::string(ir->begin(), ir->end()).find("!nontemporal"), std::string::npos);
+  auto assembly = compiler::compileHost(*module, options, compiler::Output::Assembly);
+  ASSERT_TRUE(assembly) << assembly.error().message();
+  EXPECT_NE(std::string(assembly->begin(), assembly->end()).find("movnt"), std::string::npos);
+  // The same kernel with a plain store writes through the caches.
+  std::string plainText = kNontemporalCopy;
+  for (size_t at; (at = plainText.find("store nontemporal")) != std::string::npos;)
+    plainText.replace(at, 17, "store");
+  auto plain = parse(plainText);
+  ASSERT_TRUE(plain);
+  auto plainAssembly = compiler::compileHost(*plain, options, compiler::Output::Assembly);
+  ASSERT_TRUE(plainAssembly) << plainAssembly.error().message();
+  EXPECT_EQ(std::string(plainAssembly->begin(), plainAssembly->end()).find("movnt"),
+            std::string::npos);
+}
+
+TEST(NontemporalStore, SpirvCarriesTheMemoryOperandAndPtxStoresPlainly) {
+  auto module = parse(kNontemporalCopy);
+  ASSERT_TRUE(module);
+  compiler::CompileOptions options;
+  options.target = compiler::TargetKind::SpirV;
+  auto spirv = compiler::compileModule(*module, options);
+  ASSERT_TRUE(spirv) << spirv.error().message();
+  EXPECT_TRUE(spirvHasNontemporalStore(spirv->bytes));
+  if (!std::string(DPK_SPIRV_VAL).empty()) {
+    std::string output;
+    EXPECT_EQ(runTool(DPK_SPIRV_VAL, "", spirv->bytes, ".spv", output), 0) << output;
+  }
+  std::string ptx = ptxOf(*module);
+  EXPECT_NE(ptx.find("st.global.f32"), std::string::npos) << ptx;
 }
 
 TEST(KernelAbi, ViewsExpand) {
