@@ -250,13 +250,18 @@ def test_chained_single_pass_scans_on_cpu_devices(device, monkeypatch):
     assert_matches(dpk.cumulative_sum(dm, axis=0), np.cumsum(m, axis=0))  # not contiguous
     mask = (np.arange(7000) % 7) == 3
     assert_matches(dpk.nonzero(to_dpk(mask, device))[0], np.nonzero(mask)[0])
-    # floats: the grouping fixes the order of every sum, so repeated runs agree bit for bit
+    # floats: the grouping fixes the order of every sum, so repeated runs agree bit for bit,
+    # and nontemporal stores (large results) write the same values
     f = rng.standard_normal(4099).astype(np.float32)
     df = to_dpk(f, device)
     first = dpk.asnumpy(dpk.cumulative_sum(df))
     for _ in range(3):
         np.testing.assert_array_equal(dpk.asnumpy(dpk.cumulative_sum(df)), first)
     np.testing.assert_allclose(first, np.cumsum(f.astype(np.float64)), rtol=1e-4, atol=1e-3)
+    monkeypatch.setattr(scan, "NONTEMPORAL_BYTES", 0)
+    np.testing.assert_array_equal(dpk.asnumpy(dpk.cumulative_sum(df)), first)
+    assert_matches(dpk.cumulative_sum(dm, axis=1), np.cumsum(m, axis=1))
+    assert any(k[0] == "cscan" and k[-1] for k in generated._cache), "no nontemporal scan built"
 
 
 def test_gpu_matmul_kernel_on_every_device(device, monkeypatch):

@@ -239,8 +239,10 @@ class KernelBuilder:
     def load(self, ptr, idx):
         return self.b.load(ptr, idx)
 
-    def store(self, ptr, idx, value):
-        self.b.store(ptr, idx, value)
+    def store(self, ptr, idx, value, nontemporal=False):
+        """``ptr[idx] = value``; `nontemporal`: a hint that the line is not read again soon
+        (the host writes such stores around its caches when it combines them into vectors)."""
+        self.b.store(ptr, idx, value, nontemporal)
 
     def in_block(self, block):
         self.b.set_insertion_point(block)

@@ -195,6 +195,11 @@ def scan_into(node, op, axis, dtype, out, out_offset, out_strides, device):
 CHAIN_CHUNK = 1 << 15  # elements a work-item scans: its input stays in its core's cache
 CHAIN_GROUP = 8        # neighbouring elements scanned apart from the running total
 CHAINED = None         # None: chained scans where _chains allows; True/False forces (tests)
+# Results of at least this many bytes are written with nontemporal stores: they outgrow the
+# last-level cache (36 MB on the build machine's Xeon), so caching them only costs the read of
+# every destination line a store otherwise makes (2^26 float32 on the 16-core Xeon: see
+# docs/primitives.md). A smaller result stays in the cache for whoever reads it next.
+NONTEMPORAL_BYTES = 64 << 20
 
 
 def _chains(device, rows, L):
@@ -226,8 +231,10 @@ def _chained(plan, rows, op, dtype, device, out):
     chunks = M * parts
     ksig = [fusion._sig(s) for s in rows.kstrides]
     asig = [fusion._sig([s]) for s in rows.astrides]
-    key = ("cscan", op, dtype.char, plan.key, tuple(ksig), tuple(asig), CHAIN_GROUP)
-    kernel = G.cached(key, lambda: _build_chained(plan, rows, op, dtype, ksig, asig))
+    nontemporal = M * L * dtype.itemsize >= NONTEMPORAL_BYTES
+    key = ("cscan", op, dtype.char, plan.key, tuple(ksig), tuple(asig), CHAIN_GROUP, nontemporal)
+    kernel = G.cached(key, lambda: _build_chained(plan, rows, op, dtype, ksig, asig,
+                                                  nontemporal))
     # flags[0] counts the tickets handed out; flags[1 + c] is set once chunk c's total is out
     flags = Buffer(device, (chunks + 1) * 4)
     device.queue.fill(flags.ptr, b"\0", (chunks + 1) * 4).wait()
@@ -244,7 +251,7 @@ def _chained(plan, rows, op, dtype, device, out):
     kernel.launch(G.NdRange((chunks,), (1,)), args)
 
 
-def _build_chained(plan, rows, op, dtype, ksig, asig):
+def _build_chained(plan, rows, op, dtype, ksig, asig, nontemporal):
     core = _core_loader.core()
     group = CHAIN_GROUP
     kb = G.KernelBuilder(fusion.kernel_name("cscan_" + op, plan.ops))
@@ -324,16 +331,20 @@ def _build_chained(plan, rows, op, dtype, ksig, asig):
     b.atomic_store(flags, kb.op("Add", c, one), B.const(b, _I32, 1),
                    core.IrMemoryOrder.Release, device_scope)
 
-    def store(k, value):
-        kb.store(kb.ptr(out_v), kb.op("Add", bases[n_out], k), value)
+    def store(k, value, hint=False):
+        kb.store(kb.ptr(out_v), kb.op("Add", bases[n_out], k), value, hint)
 
     def scan_group(ks, values):
+        # the group's results are stored together, after its loads: the host combines them
+        # into one vector store (a nontemporal one for large results)
         running = kb.load(acc, zero)
         partial = values[0]
-        store(ks[0], _combine(op, kb, dtype, running, partial))
-        for k, value in zip(ks[1:], values[1:]):
+        results = [_combine(op, kb, dtype, running, partial)]
+        for value in values[1:]:
             partial = _combine(op, kb, dtype, partial, value)
-            store(k, _combine(op, kb, dtype, running, partial))
+            results.append(_combine(op, kb, dtype, running, partial))
+        for k, result in zip(ks, results):
+            store(k, result, nontemporal)
         kb.store(acc, zero, _combine(op, kb, dtype, running, partial))
 
     def scan_single(k, value):
