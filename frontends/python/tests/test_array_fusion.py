@@ -90,6 +90,23 @@ def test_loop_builds_each_kernel_once(device):
     assert STATS["builds"] == builds
 
 
+def test_reductions_of_one_shape_reuse_their_recipe(device):
+    # A reduction's geometry and kernels are computed once per shape (reduction._recipes); the
+    # memory, scalar values and results are each call's own.
+    from dpk.arrays import reduction
+    rng = np.random.default_rng(5)
+    hosts = [rng.integers(-50, 50, (300, 70)).astype(np.int64) for _ in range(3)]
+    arrays = [to_dpk(h, device) for h in hosts]
+    assert_matches(dpk.sum(arrays[0] * 2, axis=1), np.sum(hosts[0] * 2, axis=1))
+    recipes = len(reduction._recipes)
+    for i, (h, a) in enumerate(zip(hosts, arrays)):
+        assert_matches(dpk.sum(a * (i + 2), axis=1), np.sum(h * (i + 2), axis=1))
+        assert int(dpk.sum(a - i)) == int(np.sum(h - i))
+    assert len(reduction._recipes) == recipes + 1  # the full sum's, once
+    assert_matches(dpk.sum(arrays[0][:, :35] * 2, axis=1), np.sum(hosts[0][:, :35] * 2, axis=1))
+    assert len(reduction._recipes) == recipes + 2  # another shape, another recipe
+
+
 def test_lazy_results_do_not_see_later_writes(device):
     x = to_dpk(np.arange(6, dtype=np.int64), device)
     y = x + 1                      # lazy, reads x

@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from .._ir import builder as B
+from .._runtime import diagnostics
 from .._ir import scalar_ops
 from . import dtypes as D
 from . import fusion
@@ -217,14 +218,73 @@ def reduce(op, node, axes, device):
     """Reduces `node` over `axes` (a set of dims of node.shape) with ReduceOp `op`; returns a
     Buffer of size M (kept elements, C order) holding component ``op.result`` of the final
     accumulators (dtype op.acc_dtypes[op.result])."""
-    axes = set(axes)
     plan = fusion.Plan(node)
-    geo = Geometry(node.shape, axes, plan.leaves)
-    M, L = geo.M, geo.L
+    key = (op.name, op.acc_dtypes, plan.key, node.shape, tuple(sorted(axes)),
+           tuple([(lf.op, lf.shape, lf.strides) for lf in plan.leaves]), device) + _knobs()
+    recipe = _recipes.get(key)
+    if recipe is None:
+        recipe = _recipe(op, plan, node.shape, set(axes), device)
+        if len(_recipes) >= _MAX_RECIPES:
+            _recipes.clear()
+        _recipes[key] = recipe
     res_dtype = op.pair or op.acc_dtypes[op.result]
-    out = Buffer(device, max(M, 0) * res_dtype.itemsize)
-    if M == 0:
+    out = Buffer(device, max(recipe.M, 0) * res_dtype.itemsize)
+    if recipe.M == 0:
         return out
+    first = recipe.steps[0]
+    fusion_report(plan, first.kernel, node, op)
+    head = fusion.leaf_args(plan, device)
+    for sc in plan.scalars:
+        head.append(sc.value)
+    if len(recipe.steps) == 1:
+        first.fire([out], head, device)
+        return out
+    partials = [Buffer(device, n) for n in recipe.partial_bytes]
+    first.fire(partials, head, device)
+    recipe.steps[1].fire([out], [G.ViewArg(b.ptr, device) for b in partials], device)
+    return out
+
+
+# Reduction recipes: the launch geometry, kernels and size arguments of a reduction, which
+# depend only on the graph's shape, the leaves' shapes and strides, the axes and the device, so a
+# loop of reductions of one shape computes them once (a host `sum` of 1024 float32 spent most
+# of its time there).
+_recipes = {}
+_MAX_RECIPES = 1024
+
+
+def _knobs():
+    """The settings a recipe depends on beyond its key (tests and benchmarks change them)."""
+    return (TREE_REDUCTIONS, UNROLL, GPU_TILES_PER_ITEM, CPU_MIN_PART, fusion.FLAT_LAUNCHES,
+            _workgroup_size, _target_parallelism)
+
+
+class _Recipe:
+    __slots__ = ("M", "steps", "partial_bytes")
+
+
+class _Step:
+    """One launch of a reduction: its kernel and range, and the arguments after the outputs and
+    the per-call head (leaf views and scalar values)."""
+
+    __slots__ = ("kernel", "index_range", "tail")
+
+    def fire(self, outs, head, device):
+        args = [G.ViewArg(b.ptr, device) for b in outs]
+        args += head
+        args += self.tail
+        self.kernel.launch(self.index_range, args)
+
+
+def _recipe(op, plan, shape, axes, device):
+    recipe = _Recipe()
+    geo = Geometry(shape, axes, plan.leaves)
+    M, L = geo.M, geo.L
+    recipe.M = M
+    recipe.steps = []
+    recipe.partial_bytes = ()
+    if M == 0:
+        return recipe
     groups, items = _target_parallelism(device)
     if geo.inner:
         wg = _workgroup_size(device, L)
@@ -244,24 +304,23 @@ def reduce(op, node, axes, device):
         chunk = -(-L // parts)
         parts = -(-L // chunk)
     if parts == 1:
-        _launch(op, plan, geo, node, device, wg, 1, chunk, [out], final=True)
-        return out
-    partials = [Buffer(device, M * parts * d.itemsize) for d in op.acc_dtypes]
-    _launch(op, plan, geo, node, device, wg, parts, chunk, partials, final=False)
+        recipe.steps.append(_step(op, plan, geo, device, wg, 1, chunk, final=True))
+        return recipe
+    recipe.steps.append(_step(op, plan, geo, device, wg, parts, chunk, final=False))
+    recipe.partial_bytes = tuple(M * parts * d.itemsize for d in op.acc_dtypes)
     # Second pass over the partials: (M, parts) rows for inner, (parts, M) for outer.
     if geo.inner:
         pshape, pstrides, paxes = (M, parts), (parts, 1), {1}
     else:
         pshape, pstrides, paxes = (parts, M), (M, 1), {0}
-    components = [fusion.leaf(buf, 0, pshape, pstrides, d, device)
-                  for buf, d in zip(partials, op.acc_dtypes)]
+    components = [fusion.leaf(None, 0, pshape, pstrides, d, device) for d in op.acc_dtypes]
     pplan = _PartialPlan(components)
     pgeo = Geometry(pshape, paxes, components)
     pgeo.inner = geo.inner
     pwg = _workgroup_size(device) if geo.inner else 0
     pchunk = -(-parts // pwg) * pwg if geo.inner else parts
-    _launch(op, pplan, pgeo, None, device, pwg, 1, pchunk, [out], final=True)
-    return out
+    recipe.steps.append(_step(op, pplan, pgeo, device, pwg, 1, pchunk, final=True))
+    return recipe
 
 
 class _PartialPlan:
@@ -291,6 +350,16 @@ def _outer_width(device, M):
 
 
 def _launch(op, plan, geo, node, device, wg, parts, chunk, outs, final):
+    """One reduction pass of `plan` (its leaves and scalars as this call's arguments) into
+    `outs` (scan.py's part totals use it directly)."""
+    step = _step(op, plan, geo, device, wg, parts, chunk, final)
+    if node is not None:
+        fusion_report(plan, step.kernel, node, op)
+    head = fusion.leaf_args(plan, device) + [s.value for s in plan.scalars]
+    step.fire(outs, head, device)
+
+
+def _step(op, plan, geo, device, wg, parts, chunk, final):
     ksig, rsig = geo.sigs()
     partial_input = isinstance(plan, _PartialPlan)
     space = None if geo.inner else fusion.LaunchShape([parts, geo.M], device)
@@ -300,31 +369,30 @@ def _launch(op, plan, geo, node, device, wg, parts, chunk, outs, final):
     key = ("red", op.name, tuple(d.char for d in op.acc_dtypes), plan.key, tuple(ksig),
            tuple(rsig), geo.inner, wg, final, partial_input, space.key if space else None,
            exact, tree, unroll)
-    kernel = G.cached(key, lambda: _build(op, plan, geo, wg, final, partial_input, space,
-                                          exact, tree, unroll))
-    args = [G.ViewArg(b.ptr, device) for b in outs]
-    args += fusion.leaf_args(plan, device)
-    args += [s.value for s in plan.scalars]
-    args += [geo.M, geo.L, parts, chunk, -(-chunk // wg) if wg else chunk]
-    args += geo.kshape[1:] + geo.rshape[1:]
+    step = _Step()
+    step.kernel = G.cached(key, lambda: _build(op, plan, geo, wg, final, partial_input, space,
+                                               exact, tree, unroll))
+    tail = [geo.M, geo.L, parts, chunk, -(-chunk // wg) if wg else chunk]
+    tail += geo.kshape[1:] + geo.rshape[1:]
     for ks, kst in zip(ksig, geo.kstrides):
-        args += [v for c, v in zip(ks, kst) if c == "x"]
+        tail += [v for c, v in zip(ks, kst) if c == "x"]
     for rs, rst in zip(rsig, geo.rstrides):
-        args += [v for c, v in zip(rs, rst) if c == "x"]
+        tail += [v for c, v in zip(rs, rst) if c == "x"]
     if space is not None:
-        args += space.args()
-    if node is not None:
-        fusion_report(plan, kernel, node, op)
+        tail += space.args()
+    step.tail = tail
     if geo.inner:
-        index_range = G.NdRange((geo.M * parts * wg,), (wg,))
+        step.index_range = G.NdRange((geo.M * parts * wg,), (wg,))
     else:
         width = _outer_width(device, geo.M)
-        index_range = (G.NdRange((parts, geo.M), (1, width)) if width
-                       else space.index_range())
-    kernel.launch(index_range, args)
+        step.index_range = (G.NdRange((parts, geo.M), (1, width)) if width
+                            else space.index_range())
+    return step
 
 
 def fusion_report(plan, kernel, node, op):
+    if not diagnostics.enabled(2):
+        return
     from_ops = getattr(plan, "ops", [])
     fusion._report_ops(plan, kernel, node, f"{op.name}(" + (" ".join(from_ops) or "copy") + ")")
 
