@@ -90,6 +90,19 @@ def test_loop_builds_each_kernel_once(device):
     assert STATS["builds"] == builds
 
 
+def test_elementwise_launches_of_one_shape_reuse_their_recipe(device):
+    # fusion._recipes: a graph of one shape is planned once; each call's memory and scalars
+    x, y = (to_dpk(np.arange(40, dtype=np.int64) * k, device) for k in (1, 3))
+    assert_matches(x * 2 + 1, np.arange(40) * 2 + 1)
+    recipes = len(fusion._recipes)
+    for i in range(5):
+        assert_matches(y * i + x, np.arange(40) * 3 * i + np.arange(40))
+        assert_matches(x * (i + 7) + 1, np.arange(40) * (i + 7) + 1)
+    assert len(fusion._recipes) == recipes + 1  # y * i + x; x * c + 1 was planned before
+    assert_matches(x[::2] * 2 + 1, np.arange(0, 40, 2) * 2 + 1)  # a strided view: a new one
+    assert len(fusion._recipes) == recipes + 2
+
+
 def test_reductions_of_one_shape_reuse_their_recipe(device):
     # A reduction's geometry and kernels are computed once per shape (reduction._recipes); the
     # memory, scalar values and results are each call's own.

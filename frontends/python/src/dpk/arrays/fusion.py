@@ -392,54 +392,95 @@ def _sig(strides):
     return "".join("0" if s == 0 else "1" if s == 1 else "x" for s in strides)
 
 
+# Elementwise recipes: the kernel, range and size/stride arguments of a graph computed into a
+# view, which depend only on the graph's shape, the views' shapes and strides and the device;
+# a loop over one expression computes them once (x + 1 on one element is launch-bound).
+_recipes = {}
+_MAX_RECIPES = 1024
+
+
 def run(node, out_buf, out_offset, out_shape, out_strides, out_dtype):
     """Computes `node` (broadcast to out_shape) into the view (out_buf, out_offset, out_shape,
     out_strides) of dtype out_dtype, in one kernel."""
     out_shape = tuple(out_shape)
     out_strides = tuple(out_strides)
     device = node.device
-    while True:
-        plan = Plan(node)
-        leaves = plan.leaves
-        contiguous = out_strides == c_strides(out_shape)
-        if contiguous:
-            for lf in leaves:
-                if lf.shape != out_shape or lf.strides != out_strides:
-                    contiguous = False
-                    break
-        if contiguous:  # the common case: one dimension, unit strides
-            shape = [size_of(out_shape)]
-            strides = [[1]] * (1 + len(leaves))
-            sigs = ["1"] * (1 + len(leaves))
-        else:
-            operands = [list(out_strides)]
-            for lf in leaves:
-                operands.append(broadcast_strides(lf.shape, lf.strides, out_shape))
-            shape, strides = collapse(list(out_shape), operands)
-            sigs = [_sig(st) for st in strides]
-        space = LaunchShape(shape, device)
-        space_args = space.args()
-        nargs = (1 + len(leaves) + len(plan.scalars) + len(space_args)
-                 + sum(sig.count("x") for sig in sigs))
-        if nargs <= MAX_ARGS:
-            break
-        # Too many arguments for one launch: materialize the biggest operand subgraph.
-        node = _split(node)
+    plan = Plan(node)
+    key = (plan.key, out_dtype, out_shape, out_strides, device, FLAT_LAUNCHES,
+           tuple([(lf.shape, lf.strides) for lf in plan.leaves]))
+    recipe = _recipes.get(key)
+    if recipe is None:
+        recipe = _run_recipe(node, plan, out_shape, out_strides, out_dtype)
+        if recipe is not None:
+            if len(_recipes) >= _MAX_RECIPES:
+                _recipes.clear()
+            _recipes[key] = recipe
+    if recipe is None:  # too many arguments: split (rare, not kept)
+        _run_split(node, out_buf, out_offset, out_shape, out_strides, out_dtype)
+        return
+    _launch_recipe(recipe, plan, node, out_buf, out_offset, out_dtype)
+
+
+def _run_recipe(node, plan, out_shape, out_strides, out_dtype):
+    """(kernel, index range, arguments after the views and scalars) for `plan`, or None when
+    the launch would take too many arguments."""
+    device = node.device
+    leaves = plan.leaves
+    contiguous = out_strides == c_strides(out_shape)
+    if contiguous:
+        for lf in leaves:
+            if lf.shape != out_shape or lf.strides != out_strides:
+                contiguous = False
+                break
+    if contiguous:  # the common case: one dimension, unit strides
+        shape = [size_of(out_shape)]
+        strides = [[1]] * (1 + len(leaves))
+        sigs = ["1"] * (1 + len(leaves))
+    else:
+        operands = [list(out_strides)]
+        for lf in leaves:
+            operands.append(broadcast_strides(lf.shape, lf.strides, out_shape))
+        shape, strides = collapse(list(out_shape), operands)
+        sigs = [_sig(st) for st in strides]
+    space = LaunchShape(shape, device)
+    tail = space.args()
+    nargs = (1 + len(leaves) + len(plan.scalars) + len(tail)
+             + sum(sig.count("x") for sig in sigs))
+    if nargs > MAX_ARGS:
+        return None
     key = ("ew", plan.key, out_dtype.char, tuple(sigs), space.key)
     kernel = G.cached(key, lambda: _build_elementwise(plan, out_dtype, sigs, space))
+    if not contiguous:
+        for sig, st in zip(sigs, strides):
+            tail += [v for c, v in zip(sig, st) if c == "x"]
+    return kernel, space.index_range(), tail
+
+
+def _run_split(node, out_buf, out_offset, out_shape, out_strides, out_dtype):
+    """run() for a graph whose launch would take too many arguments: its biggest operand
+    subgraphs are materialized first until it fits."""
+    while True:
+        node = _split(node)
+        plan = Plan(node)
+        recipe = _run_recipe(node, plan, out_shape, out_strides, out_dtype)
+        if recipe is not None:
+            _launch_recipe(recipe, plan, node, out_buf, out_offset, out_dtype)
+            return
+
+
+def _launch_recipe(recipe, plan, node, out_buf, out_offset, out_dtype):
+    kernel, index_range, tail = recipe
+    device = node.device
     args = [G.ViewArg(out_buf.ptr + out_offset * out_dtype.itemsize, device)]
-    for lf in leaves:
+    for lf in plan.leaves:
         if lf.op != "iota":
             args.append(G.ViewArg(lf.buffer.ptr + lf.offset * lf.dtype.itemsize, device))
     for sc in plan.scalars:
         args.append(sc.value)
-    args += space_args
-    if not contiguous:
-        for sig, st in zip(sigs, strides):
-            args += [v for c, v in zip(sig, st) if c == "x"]
+    args += tail
     if diagnostics.enabled(2):
         _report(plan, kernel, node)
-    kernel.launch(space.index_range(), args)
+    kernel.launch(index_range, args)
 
 
 def _split(node):
