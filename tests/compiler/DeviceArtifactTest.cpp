@@ -130,26 +130,34 @@ std::string testName(const ::testing::TestParamInfo<std::string> &info) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, DeviceArtifacts, ::testing::ValuesIn(kernelFiles()), testName);
 
+/// Calls visit(opcode, operands, operand count) for every instruction of a SPIR-V module
+/// (operands: the words after the opcode word).
+template <typename Visit> void forEachSpirvInstruction(const std::vector<uint8_t> &bytes, Visit visit) {
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), words.size() * 4);
+  for (size_t at = 5; at < words.size();) { // after the 5-word header
+    uint32_t count = words[at] >> 16;
+    if (count == 0 || at + count > words.size()) break;
+    visit(words[at] & 0xffff, &words[at + 1], count - 1);
+    at += count;
+  }
+}
+
 /// Whether the SPIR-V module reads the `index`-th OpFunctionParameter (0-based, first function)
 /// anywhere other than in names and decorations.
 bool spirvUsesParameter(const std::vector<uint8_t> &bytes, unsigned index) {
-  std::vector<uint32_t> words(bytes.size() / 4);
-  std::memcpy(words.data(), bytes.data(), words.size() * 4);
   const uint32_t opName = 5, opConstant = 43, opFunctionParameter = 55, opDecorate = 71;
   uint32_t id = 0;
   unsigned seen = 0;
   bool used = false;
-  for (size_t at = 5; at < words.size();) {
-    uint32_t count = words[at] >> 16, opcode = words[at] & 0xffff;
-    if (count == 0) break;
+  forEachSpirvInstruction(bytes, [&](uint32_t opcode, const uint32_t *operands, uint32_t n) {
     if (opcode == opFunctionParameter && id == 0 && seen++ == index) {
-      id = words[at + 2];
+      id = operands[1];
     } else if (id != 0 && opcode != opName && opcode != opDecorate && opcode != opConstant &&
                opcode != opFunctionParameter) {
-      for (uint32_t w = 1; w < count; ++w) used |= words[at + w] == id;
+      for (uint32_t w = 0; w < n; ++w) used |= operands[w] == id;
     }
-    at += count;
-  }
+  });
   return used;
 }
 
@@ -238,15 +246,8 @@ TEST(PtxMath, PopcountIsPopc) {
 
 /// How many instructions of `opcode` the SPIR-V module has.
 size_t spirvCount(const std::vector<uint8_t> &bytes, uint32_t opcode) {
-  std::vector<uint32_t> words(bytes.size() / 4);
-  std::memcpy(words.data(), bytes.data(), words.size() * 4);
   size_t count = 0;
-  for (size_t at = 5; at < words.size();) {
-    uint32_t length = words[at] >> 16;
-    if (length == 0) break;
-    count += (words[at] & 0xffff) == opcode;
-    at += length;
-  }
+  forEachSpirvInstruction(bytes, [&](uint32_t op, const uint32_t *, uint32_t) { count += op == opcode; });
   return count;
 }
 
@@ -295,17 +296,12 @@ const char *kNontemporalCopy = // four neighbours per work-item, loaded before a
 
 /// Whether the SPIR-V module has an OpStore whose memory operands include Nontemporal.
 bool spirvHasNontemporalStore(const std::vector<uint8_t> &bytes) {
-  std::vector<uint32_t> words(bytes.size() / 4);
-  std::memcpy(words.data(), bytes.data(), words.size() * 4);
   const uint32_t opStore = 62, nontemporal = 0x4;
-  for (size_t at = 5; at < words.size();) {
-    uint32_t length = words[at] >> 16;
-    if (length == 0) break;
-    if ((words[at] & 0xffff) == opStore && length >= 4 && (words[at + 3] & nontemporal))
-      return true;
-    at += length;
-  }
-  return false;
+  bool found = false;
+  forEachSpirvInstruction(bytes, [&](uint32_t opcode, const uint32_t *operands, uint32_t n) {
+    found |= opcode == opStore && n >= 3 && (operands[2] & nontemporal);
+  });
+  return found;
 }
 
 TEST(NontemporalStore, HostVectorStoresBypassTheCaches) {

@@ -155,24 +155,23 @@ TEST(Verifier, PopcountTakesIntegersOnly) {
               std::string::npos)
         << err.message();
   }
-  auto wrongResult = parseModule("func @f(%x: i32) -> i64 {\n"
-                                 "  %r = math popcount %x : i64\n"
-                                 "  return %r\n"
-                                 "}\n");
-  ASSERT_TRUE(wrongResult);
-  Error err = verifyModule(**wrongResult);
-  ASSERT_TRUE(err);
-  EXPECT_NE(err.message().find("result type must be i32, not i64"), std::string::npos)
-      << err.message();
-  auto twoOperands = parseModule("func @f(%x: i32) -> i32 {\n"
-                                 "  %r = math popcount %x, %x : i32\n"
-                                 "  return %r\n"
-                                 "}\n");
-  ASSERT_TRUE(twoOperands);
-  err = verifyModule(**twoOperands);
-  ASSERT_TRUE(err);
-  EXPECT_NE(err.message().find("popcount takes 1 operand, got 2"), std::string::npos)
-      << err.message();
+  auto expectRejected = [](const char *text, const std::string &message) {
+    auto parsed = parseModule(text);
+    ASSERT_TRUE(parsed);
+    Error err = verifyModule(**parsed);
+    ASSERT_TRUE(err);
+    EXPECT_NE(err.message().find(message), std::string::npos) << err.message();
+  };
+  expectRejected("func @f(%x: i32) -> i64 {\n"
+                 "  %r = math popcount %x : i64\n"
+                 "  return %r\n"
+                 "}\n",
+                 "result type must be i32, not i64");
+  expectRejected("func @f(%x: i32) -> i32 {\n"
+                 "  %r = math popcount %x, %x : i32\n"
+                 "  return %r\n"
+                 "}\n",
+                 "popcount takes 1 operand, got 2");
 }
 
 } // namespace
