@@ -29,7 +29,7 @@ if compgen -G "$build/lib/dpk/testplugins/*.so" > /dev/null; then
 fi
 # The programs the GPU runs use (DPK_PACK_PROGRAMS overrides); unit-test binaries of CPU-only
 # parts stay behind, which keeps the pack inside the device tool's 64 MiB.
-programs=${DPK_PACK_PROGRAMS:-"dpk-ls dpk-demo dpkc dpk_bench dpk_conformance_tests dpk_cuda_backend_tests dpk_cuda_baselines dpk_cuda_capi_bench dpk_opencl_backend_tests dpk_opencl_pairwise_lab"}
+programs=${DPK_PACK_PROGRAMS:-"dpk-ls dpk-demo dpkc dpk_bench dpk_conformance_tests dpk_cuda_backend_tests dpk_cuda_baselines dpk_cuda_capi_bench dpk_opencl_backend_tests dpk_opencl_pairwise_lab dpk_opencl_program_binary"}
 for program in $programs; do
   [ -x "$build/bin/$program" ] && cp -a "$build/bin/$program" "$stage/bin/"
 done

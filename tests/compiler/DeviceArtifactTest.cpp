@@ -244,6 +244,57 @@ TEST(PtxMath, PopcountIsPopc) {
   EXPECT_EQ(text.find("__nv_"), std::string::npos) << text;
 }
 
+size_t occurrences(const std::string &text, const std::string &what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++count;
+  return count;
+}
+
+// Small innermost loops of unknown trip count are unrolled by four with a remainder loop
+// (PtxUnroll.h), as NVIDIA's OpenCL compiler unrolls them: one division per copy, five in all.
+// A loop with a barrier is left alone (the remainder would run it in divergent control flow).
+TEST(PtxLoops, SmallInnerLoopsAreUnrolledByFour) {
+  auto module = parse("kernel @sums(%x: ptr<global, f32>, %y: ptr<global, f32>, %n: i64) {\n"
+                      "  %i = global_id 0 : i64\n"
+                      "  %zero = const 0 : i64\n"
+                      "  %one = const 1 : i64\n"
+                      "  %acc = alloca 1 : ptr<private, f32>\n"
+                      "  %f = const 0x0p+0 : f32\n"
+                      "  store %acc[%zero], %f\n"
+                      "  for %j = %zero to %n step %one {\n"
+                      "    %a = load %x[%j] : f32\n"
+                      "    %r = math sqrt %a : f32\n"
+                      "    %q = div %a, %r : f32\n"
+                      "    %s = load %acc[%zero] : f32\n"
+                      "    %t = add %s, %q : f32\n"
+                      "    store %acc[%zero], %t\n"
+                      "  }\n"
+                      "  %u = load %acc[%zero] : f32\n"
+                      "  store %y[%i], %u\n"
+                      "  return\n}\n");
+  ASSERT_TRUE(module);
+  std::string text = ptxOf(*module);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(occurrences(text, "div.rn.f32"), 5u) << text;
+
+  auto withBarrier = parse("kernel @staged(%x: ptr<global, f32>, %n: i64) {\n"
+                           "  %l = local_alloc 64 : ptr<local, f32>\n"
+                           "  %lid = local_id 0 : i64\n"
+                           "  %zero = const 0 : i64\n"
+                           "  %one = const 1 : i64\n"
+                           "  for %j = %zero to %n step %one {\n"
+                           "    %a = load %x[%j] : f32\n"
+                           "    store %l[%lid], %a\n"
+                           "    barrier work_group\n"
+                           "  }\n"
+                           "  return\n}\n");
+  ASSERT_TRUE(withBarrier);
+  std::string staged = ptxOf(*withBarrier);
+  ASSERT_FALSE(staged.empty());
+  EXPECT_EQ(occurrences(staged, "bar.sync"), 1u) << staged;
+}
+
 /// How many instructions of `opcode` the SPIR-V module has.
 size_t spirvCount(const std::vector<uint8_t> &bytes, uint32_t opcode) {
   size_t count = 0;
