@@ -26,9 +26,26 @@ const char *memKindName(const dpk_mem_kind_t &kindArgument) {
   return "unknown";
 }
 
+void AllocationTable::countDeviceAllocation(const Allocation &allocation, bool added) {
+  if (allocation.kind != DPK_MEM_DEVICE)
+    return;
+  size_t &count = deviceAllocationCounts_[allocation.device];
+  count = added ? count + 1 : count - 1;
+  if (count == 0)
+    deviceAllocationCounts_.erase(allocation.device);
+  soleOwner_.store(deviceAllocationCounts_.size() == 1 ? deviceAllocationCounts_.begin()->first
+                                                       : nullptr);
+  deviceOwners_.store(deviceAllocationCounts_.size());
+}
+
 void AllocationTable::insert(const Allocation &allocation) {
   std::unique_lock<std::shared_mutex> lock(mutex_);
-  byBase_[reinterpret_cast<uintptr_t>(allocation.base)] = allocation;
+  auto [it, added] = byBase_.emplace(reinterpret_cast<uintptr_t>(allocation.base), allocation);
+  if (!added) { // a base recorded again replaces what was there
+    countDeviceAllocation(it->second, false);
+    it->second = allocation;
+  }
+  countDeviceAllocation(allocation, true);
 }
 
 std::optional<Allocation> AllocationTable::eraseAt(void *base) {
@@ -38,6 +55,7 @@ std::optional<Allocation> AllocationTable::eraseAt(void *base) {
     return std::nullopt;
   Allocation allocation = it->second;
   byBase_.erase(it);
+  countDeviceAllocation(allocation, false);
   return allocation;
 }
 
@@ -64,6 +82,11 @@ std::optional<Allocation> AllocationTable::find(const void *address) const {
 std::optional<std::pair<size_t, Allocation>>
 AllocationTable::firstInOtherDevicesMemory(const void *const *addresses, size_t count,
                                            const Device *device) const {
+  // No other device holds device memory: nothing to look up. (An allocation another thread
+  // makes meanwhile cannot be among `addresses`, which the caller had before this call.)
+  size_t owners = deviceOwners_.load();
+  if (owners == 0 || (owners == 1 && soleOwner_.load() == device))
+    return std::nullopt;
   std::shared_lock<std::shared_mutex> lock(mutex_);
   for (size_t i = 0; i < count; ++i) {
     const Allocation *allocation = findLocked(reinterpret_cast<uintptr_t>(addresses[i]));

@@ -9,6 +9,7 @@
 #include "dpk/dpk_types.h"
 #include "support/Error.h"
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -41,9 +42,18 @@ public:
 
 private:
   const Allocation *findLocked(uintptr_t key) const;
+  /// Keeps deviceOwners_ / soleOwner_ in step with a device allocation coming or going (under
+  /// the unique lock).
+  void countDeviceAllocation(const Allocation &allocation, bool added);
 
   mutable std::shared_mutex mutex_;
   std::map<uintptr_t, Allocation> byBase_;
+  // Devices that hold device memory, with how many allocations each. When at most one device
+  // does, the launch path's placement check needs no lookup (firstInOtherDevicesMemory reads
+  // the two atomics below): a launch on that device cannot be given another device's memory.
+  std::map<const Device *, size_t> deviceAllocationCounts_;
+  std::atomic<size_t> deviceOwners_{0};
+  std::atomic<const Device *> soleOwner_{nullptr};
 };
 
 /// "device", "shared", "host".

@@ -183,6 +183,32 @@ TEST_F(Launch, DeviceLimitsAreChecked) {
   EXPECT_TRUE(lastErrorHas("local memory")) << dpk_last_error();
 }
 
+// The placement check skips its lookup while at most one device holds device memory
+// (AllocationTable's owner summary): it must still catch a foreign pointer as allocations come
+// and go on one device, then on two, then on one again.
+TEST_F(Launch, PlacementCheckFollowsWhichDevicesHoldMemory) {
+  DPK_REQUIRE_DEVICE(fault, "fault");
+  dpk_queue_t faultQueue;
+  DPK_ASSERT_OK(dpk_queue_create(&faultQueue, fault, 0));
+  dpk_launch_config_t range = range1d(64);
+  auto launchOn = [&](dpk_queue_t queue, void *pointer) {
+    dpk_arg_t arg = pointerArg(pointer);
+    dpk_status_t status = dpk_enqueue_launch(nullptr, queue, iota_, &range, 1, &arg, 0, nullptr);
+    return status == DPK_SUCCESS ? dpk_queue_wait(queue) : status;
+  };
+  void *onHost = nullptr, *onFault = nullptr;
+  DPK_ASSERT_OK(dpk_mem_alloc(&onFault, fault, DPK_MEM_DEVICE, 256));
+  DPK_EXPECT_STATUS(launchOn(faultQueue, onFault), DPK_SUCCESS); // the only owner: no lookup
+  DPK_ASSERT_OK(dpk_mem_alloc(&onHost, host_, DPK_MEM_DEVICE, 256));
+  DPK_EXPECT_STATUS(launchOn(faultQueue, onHost), DPK_ERROR_PLACEMENT); // two owners
+  DPK_EXPECT_STATUS(launchOn(faultQueue, onFault), DPK_SUCCESS);
+  DPK_ASSERT_OK(dpk_mem_free(onFault));
+  DPK_EXPECT_STATUS(launchOn(faultQueue, onHost), DPK_ERROR_PLACEMENT); // the host alone owns
+  DPK_EXPECT_STATUS(launchOn(queue_, onHost), DPK_SUCCESS);
+  DPK_ASSERT_OK(dpk_mem_free(onHost));
+  DPK_ASSERT_OK(dpk_queue_release(faultQueue));
+}
+
 TEST_F(Launch, ArgumentInAnotherDevicesMemoryIsAPlacementError) {
   DPK_REQUIRE_DEVICE(fault, "fault");
   // The fault device accepts host-native code, so this runs; a placement error names the
