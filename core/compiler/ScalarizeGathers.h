@@ -16,9 +16,11 @@ struct ScalarizeGathersPass : llvm::PassInfoMixin<ScalarizeGathersPass> {
   llvm::PreservedAnalyses run(llvm::Function &function, llvm::FunctionAnalysisManager &manager);
 };
 
-/// The CPU microcodes gathers (AMD Zen): the host pipeline scalarizes them, and the host
-/// lowering asks for 256-bit, non-interleaved vectorization of loops with strided view loads.
+/// The CPU runs gathers slowly (AMD Zen microcodes them; Intel Skylake to Tiger Lake since the
+/// Gather Data Sampling microcode): the host pipeline scalarizes them, and the host lowering
+/// asks for 256-bit, non-interleaved vectorization of loops with strided view loads.
 bool hasSlowGathers(const llvm::TargetMachine &machine);
+/// (cpuHasSlowGathers, in Targets.h, says it for a CPU name.)
 
 } // namespace dpk::compiler
 

@@ -27,6 +27,11 @@ enum class Output {
   Assembly    // host: assembly text of the object
 };
 
+/// Whether an x86 CPU (an LLVM CPU name) runs gathers slowly, so that the host compiler
+/// scalarizes them (ScalarizeGathers.h): AMD Zen, and Intel Skylake to Tiger Lake under the
+/// Gather Data Sampling microcode.
+bool cpuHasSlowGathers(const std::string &cpu);
+
 Expected<std::vector<uint8_t>> compileHost(const ir::Module &module,
                                            const CompileOptions &options, Output output);
 Expected<std::vector<uint8_t>> compileSpirv(const ir::Module &module,

@@ -53,5 +53,28 @@ TEST(HostLoopShape, LoopsAroundTheVectorLoopAreNotUnrolled) {
   EXPECT_TRUE(copies.empty()) << "copies of a vector loop: " << join(copies);
 }
 
+// Gathers are scalarized where the CPU runs them slowly (ScalarizeGathers.h): AMD Zen, and
+// Intel's cores under the Gather Data Sampling microcode; pairwise distance's strided x[j, k]
+// is the case. Where gathers are fast (Sapphire Rapids, Zen is not) the vector loop keeps them.
+TEST(HostLoopShape, GathersAreScalarizedWhereTheCpuRunsThemSlowly) {
+  EXPECT_TRUE(compiler::cpuHasSlowGathers("znver3"));
+  EXPECT_TRUE(compiler::cpuHasSlowGathers("cascadelake"));
+  EXPECT_TRUE(compiler::cpuHasSlowGathers("icelake-server"));
+  EXPECT_FALSE(compiler::cpuHasSlowGathers("sapphirerapids"));
+  EXPECT_FALSE(compiler::cpuHasSlowGathers("x86-64-v3"));
+  auto module = parse(readCorpus("pairwise_distance.dpkir"));
+  ASSERT_TRUE(module);
+  for (const char *cpu : {"cascadelake", "sapphirerapids"}) {
+    compiler::CompileOptions options;
+    options.dims = 2;
+    options.targetId = cpu;
+    auto ir = compiler::compileHost(*module, options, compiler::Output::LlvmIR);
+    ASSERT_TRUE(ir) << ir.error().message();
+    bool gathers = std::string(ir->begin(), ir->end()).find("llvm.masked.gather") !=
+                   std::string::npos;
+    EXPECT_EQ(gathers, !compiler::cpuHasSlowGathers(cpu)) << cpu;
+  }
+}
+
 } // namespace
 } // namespace dpk::test
