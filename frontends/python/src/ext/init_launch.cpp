@@ -447,11 +447,13 @@ nb::object Launcher::call(nb::handle range, nb::tuple args, nb::handle deps, boo
   dpk_status_t status;
   {
     nb::gil_scoped_release release;
-    status = dpk_enqueue_launch(&event, plan->queue, plan->kernel, &cfg, packed.count,
-                                packed.args.data(), (uint32_t)depHandles.size(),
+    // A launch that is waited for at once asks for no event: the in-order queue's wait covers
+    // it (and names it if it failed), and a GPU event costs a record and its own wait.
+    status = dpk_enqueue_launch(isAsync ? &event : nullptr, plan->queue, plan->kernel, &cfg,
+                                packed.count, packed.args.data(), (uint32_t)depHandles.size(),
                                 depHandles.data());
     if (status == DPK_SUCCESS && !isAsync)
-      status = dpk_event_wait(1, &event);
+      status = dpk_queue_wait(plan->queue);
   }
   if (status != DPK_SUCCESS) {
     std::string message = dpk_last_error();
@@ -459,10 +461,8 @@ nb::object Launcher::call(nb::handle range, nb::tuple args, nb::handle deps, boo
       dpk_event_release(event);
     throw StatusError(status, message.empty() ? "kernel launch failed" : message);
   }
-  if (!isAsync) {
-    dpk_event_release(event);
+  if (!isAsync)
     return nb::none();
-  }
   // The arguments stay alive (and the arrays' memory valid) until the command completed.
   return nb::cast(new Event(event, args), nb::rv_policy::take_ownership);
 }
