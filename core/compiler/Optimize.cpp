@@ -1,5 +1,6 @@
 // Optimize.cpp - LLVM's optimization pipeline and code generation, shared by every target.
 #include "compiler/HostVectorMath.h"
+#include "compiler/PtxUnroll.h"
 #include "compiler/ScalarizeGathers.h"
 #include "compiler/Targets.h"
 
@@ -113,6 +114,13 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine, int optL
           fpm.addPass(ScalarizeGathersPass());
           fpm.addPass(llvm::InstCombinePass()); // scalar lane addresses instead of extracts
           fpm.addPass(llvm::EarlyCSEPass());
+          mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+        });
+  if (optLevel >= 2 && machine && machine->getTargetTriple().isNVPTX())
+    builder.registerOptimizerLastEPCallback(
+        [](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) {
+          llvm::FunctionPassManager fpm;
+          addPtxUnrollPasses(fpm);
           mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
         });
   llvm::ModulePassManager passes = optLevel == 0

@@ -14,7 +14,6 @@
 // PTX 7.5; newer architectures (sm_90) get sm_86 PTX, which the driver compiles for them.
 #include "compiler/Link.h"
 #include "compiler/Lowering.h"
-#include "compiler/PtxUnroll.h"
 #include "compiler/Targets.h"
 
 #include <llvm/Analysis/ValueTracking.h>
@@ -362,7 +361,6 @@ Expected<std::vector<uint8_t>> compilePtx(const ir::Module &module, const Compil
     }
   }
   optimizeModule(*llvmModule, machine.get(), options.optLevel, false, true);
-  if (options.optLevel >= 2) unrollSmallPtxLoops(*llvmModule);
   if (Error e = verifyLlvmModule(*llvmModule, "optimization")) return e;
   if (!options.dumpDirectory.empty())
     dumpStage(options, name, "ptx.opt.ll", printLlvmModule(*llvmModule));

@@ -3,11 +3,8 @@
 
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Constants.h>
-#include <llvm/IR/Dominators.h>
 #include <llvm/IR/InstrTypes.h>
 #include <llvm/IR/Metadata.h>
-#include <llvm/IR/Module.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/LoopUnrollPass.h>
@@ -68,45 +65,28 @@ void requestUnroll(llvm::Loop &loop, llvm::LLVMContext &context) {
 
 } // namespace
 
-void unrollSmallPtxLoops(llvm::Module &module) {
-  bool requested = false;
-  for (llvm::Function &fn : module) {
-    if (fn.isDeclaration())
+llvm::PreservedAnalyses RequestPtxUnrollPass::run(llvm::Function &function,
+                                                  llvm::FunctionAnalysisManager &manager) {
+  for (llvm::Loop *loop : manager.getResult<llvm::LoopAnalysis>(function).getLoopsInPreorder()) {
+    // A loop LLVM unrolled itself counts in steps of its unroll count and carries no mark:
+    // only loops counting by one (their canonical induction variable) are candidates.
+    if (!loop->isInnermost() || alreadyDecided(*loop) || !loop->getCanonicalInductionVariable() ||
+        !worthUnrolling(*loop))
       continue;
-    llvm::DominatorTree tree(fn);
-    llvm::LoopInfo loops(tree);
-    for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
-      // A loop LLVM unrolled itself counts in steps of its unroll count and carries no mark:
-      // only loops counting by one (their canonical induction variable) are candidates.
-      if (!loop->isInnermost() || alreadyDecided(*loop) || !loop->getCanonicalInductionVariable() ||
-          !worthUnrolling(*loop))
-        continue;
-      requestUnroll(*loop, module.getContext());
-      requested = true;
-    }
+    requestUnroll(*loop, function.getContext());
   }
-  if (!requested)
-    return;
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder;
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::FunctionPassManager passes;
+  // Loop metadata only: the analyses stay valid.
+  return llvm::PreservedAnalyses::all();
+}
+
+void addPtxUnrollPasses(llvm::FunctionPassManager &passes) {
+  passes.addPass(RequestPtxUnrollPass());
   passes.addPass(llvm::LoopSimplifyPass());
   passes.addPass(llvm::LCSSAPass());
   passes.addPass(llvm::LoopUnrollPass(llvm::LoopUnrollOptions(3).setRuntime(true)));
   passes.addPass(llvm::InstCombinePass());
   passes.addPass(llvm::SimplifyCFGPass());
   passes.addPass(llvm::EarlyCSEPass());
-  llvm::ModulePassManager module_passes;
-  module_passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(passes)));
-  module_passes.run(module, mam);
 }
 
 } // namespace dpk::compiler
