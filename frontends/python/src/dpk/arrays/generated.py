@@ -148,6 +148,25 @@ def cached(key, build):
     return kernel
 
 
+class Recipes(dict):
+    """Launch recipes keyed by everything they depend on (reduction.py and fusion.py: the
+    geometry, kernels and size arguments of one shape): a dict, read with ``get`` on the launch
+    path, filled with ``keep``, which starts over when `limit` recipes are kept rather than grow
+    without bound in a program of ever new shapes."""
+
+    def __init__(self, limit=1024):
+        super().__init__()
+        self.limit = limit
+
+    def keep(self, key, recipe):
+        """Keeps `recipe` (not a None: a launch that needs something else) and returns it."""
+        if recipe is not None:
+            if len(self) >= self.limit:
+                self.clear()
+            self[key] = recipe
+        return recipe
+
+
 def cache_size():
     return len(_cache)
 

@@ -253,13 +253,11 @@ def _run_indexed(mode, x, offset, rshape, src_strides, operands, out_view, value
         out, ooff, _ = out_view
         args.append(G.ViewArg(out.ptr + ooff * itemsize, device))
     elif mode == "scatter":
-        args += fusion.leaf_args(plan, device)
-        args += [s.value for s in plan.scalars]
+        args += fusion.operand_args(plan, device)
     for _, _, n, s in operands:
         args += [n, s]
     args += space.args()
-    for sig, st in zip(sigs, strides):
-        args += [v for c, v in zip(sig, st) if c == "x"]
+    args += fusion.stride_args(sigs, strides)
     kernel.launch(space.index_range(), args)
     hit = np.zeros(1, np.int32)
     device.queue.copy(hit.ctypes.data, flag.ptr, 4).wait()

@@ -28,8 +28,8 @@ import math
 import numpy as np
 
 from .._ir import builder as B
-from .._runtime import diagnostics
 from .._ir import scalar_ops
+from .._runtime import diagnostics
 from . import dtypes as D
 from . import fusion
 from . import generated as G
@@ -223,19 +223,14 @@ def reduce(op, node, axes, device):
            tuple([(lf.op, lf.shape, lf.strides) for lf in plan.leaves]), device) + _knobs()
     recipe = _recipes.get(key)
     if recipe is None:
-        recipe = _recipe(op, plan, node.shape, set(axes), device)
-        if len(_recipes) >= _MAX_RECIPES:
-            _recipes.clear()
-        _recipes[key] = recipe
+        recipe = _recipes.keep(key, _recipe(op, plan, node.shape, set(axes), device))
     res_dtype = op.pair or op.acc_dtypes[op.result]
     out = Buffer(device, max(recipe.M, 0) * res_dtype.itemsize)
     if recipe.M == 0:
         return out
     first = recipe.steps[0]
     fusion_report(plan, first.kernel, node, op)
-    head = fusion.leaf_args(plan, device)
-    for sc in plan.scalars:
-        head.append(sc.value)
+    head = fusion.operand_args(plan, device)
     if len(recipe.steps) == 1:
         first.fire([out], head, device)
         return out
@@ -249,8 +244,7 @@ def reduce(op, node, axes, device):
 # depend only on the graph's shape, the leaves' shapes and strides, the axes and the device, so a
 # loop of reductions of one shape computes them once (a host `sum` of 1024 float32 spent most
 # of its time there).
-_recipes = {}
-_MAX_RECIPES = 1024
+_recipes = G.Recipes()
 
 
 def _knobs():
@@ -355,7 +349,7 @@ def _launch(op, plan, geo, node, device, wg, parts, chunk, outs, final):
     step = _step(op, plan, geo, device, wg, parts, chunk, final)
     if node is not None:
         fusion_report(plan, step.kernel, node, op)
-    head = fusion.leaf_args(plan, device) + [s.value for s in plan.scalars]
+    head = fusion.operand_args(plan, device)
     step.fire(outs, head, device)
 
 
@@ -374,10 +368,7 @@ def _step(op, plan, geo, device, wg, parts, chunk, final):
                                                exact, tree, unroll))
     tail = [geo.M, geo.L, parts, chunk, -(-chunk // wg) if wg else chunk]
     tail += geo.kshape[1:] + geo.rshape[1:]
-    for ks, kst in zip(ksig, geo.kstrides):
-        tail += [v for c, v in zip(ks, kst) if c == "x"]
-    for rs, rst in zip(rsig, geo.rstrides):
-        tail += [v for c, v in zip(rs, rst) if c == "x"]
+    tail += fusion.stride_args(ksig, geo.kstrides) + fusion.stride_args(rsig, geo.rstrides)
     if space is not None:
         tail += space.args()
     step.tail = tail

@@ -19,7 +19,6 @@ import operator
 
 import numpy as np
 
-from .. import _core_loader
 from .._ir import builder as B
 from .._ir import scalar_ops
 from . import dtypes as D
@@ -154,6 +153,9 @@ def scan_into(node, op, axis, dtype, out, out_offset, out_strides, device):
     rows = _Rows(shape, axis, stride_lists)
     M, L = rows.M, rows.L
     grouped = _grouped(device, plan, shape, axis)
+    if not grouped and _chains(device, rows, L):
+        _chained(plan, rows, op, dtype, device, out=(out, out_offset))
+        return
     wg = reduction._workgroup_size(device)
     if grouped:
         groups, _ = reduction._target_parallelism(device)
@@ -162,9 +164,6 @@ def scan_into(node, op, axis, dtype, out, out_offset, out_strides, device):
         items = 256 * max(device._dev.compute_units, 1)
         parts = max(1, min(-(-items // M), -(-L // 4096)))
     scan_parts = _group_scan if grouped else _serial
-    if not grouped and _chains(device, rows, L):
-        _chained(plan, rows, op, dtype, device, out=(out, out_offset))
-        return
     if parts == 1:
         scan_parts(plan, rows, op, dtype, device, parts=1, chunk=L, carry=None,
                    exclusive=False, out=(out, out_offset))
@@ -244,19 +243,17 @@ def _chained(plan, rows, op, dtype, device, out):
     buf, off = out
     args = [G.ViewArg(buf.ptr + off * dtype.itemsize, device), G.ViewArg(flags.ptr, device),
             G.ViewArg(totals.ptr, device)]
-    args += fusion.leaf_args(plan, device)
-    args += [s.value for s in plan.scalars]
+    args += fusion.operand_args(plan, device)
     args += [L, parts, chunk]
     args += rows.kshape[1:]
-    for ks, kst in zip(ksig, rows.kstrides):
-        args += [v for c, v in zip(ks, kst) if c == "x"]
+    args += fusion.stride_args(ksig, rows.kstrides)
     kernel.launch(G.NdRange((chunks,), (1,)), args)
 
 
 def _build_chained(plan, rows, op, dtype, ksig, asig, nontemporal):
-    core = _core_loader.core()
     group = CHAIN_GROUP
     kb = G.KernelBuilder(fusion.kernel_name("cscan_" + op, plan.ops))
+    core = kb.core
     out_v = kb.view(dtype, "out")
     flags_v = kb.view(_I32, "flags")
     totals_v = kb.view(dtype, "totals")
@@ -370,12 +367,10 @@ def _serial(plan, rows, op, dtype, device, parts, chunk, carry, exclusive, out):
     args = [G.ViewArg(buf.ptr + off * dtype.itemsize, device)]
     if carry is not None:
         args.append(G.ViewArg(carry.ptr, device))
-    args += fusion.leaf_args(plan, device)
-    args += [s.value for s in plan.scalars]
+    args += fusion.operand_args(plan, device)
     args += [rows.M, rows.L, parts, chunk]
     args += rows.kshape[1:]
-    for ks, kst in zip(ksig, rows.kstrides):
-        args += [v for c, v in zip(ks, kst) if c == "x"]
+    args += fusion.stride_args(ksig, rows.kstrides)
     for a, st in zip(asig, rows.astrides):
         args += [st] if a == "x" else []
     args += space.args()
@@ -450,12 +445,10 @@ def _group_scan(plan, rows, op, dtype, device, parts, chunk, carry, exclusive, o
     args = [G.ViewArg(buf.ptr + off * dtype.itemsize, device)]
     if carry is not None:
         args.append(G.ViewArg(carry.ptr, device))
-    args += fusion.leaf_args(plan, device)
-    args += [s.value for s in plan.scalars]
+    args += fusion.operand_args(plan, device)
     args += [rows.M, rows.L, parts, chunk, -(-chunk // wg)]
     args += rows.kshape[1:]
-    for ks, kst in zip(ksig, rows.kstrides):
-        args += [v for c, v in zip(ks, kst) if c == "x"]
+    args += fusion.stride_args(ksig, rows.kstrides)
     for a, st in zip(asig, rows.astrides):
         args += [st] if a == "x" else []
     kernel.launch(G.NdRange((rows.M * parts * wg,), (wg,)), args)
