@@ -44,9 +44,6 @@ PyObject *ndRangeType = nullptr;
 // launch takes them as dpk arrays (their own descriptor, device and signature).
 PyObject *arrayType = nullptr;
 
-/// Attribute names the launch reads on every call, interned once: CPython's type attribute
-/// cache only serves interned names, and a name made per call (PyObject_GetAttrString) also
-/// costs an allocation and a hash.
 PyObject *internedName(const char *text) {
   PyObject *name = PyUnicode_InternFromString(text);
   if (!name)
@@ -54,14 +51,19 @@ PyObject *internedName(const char *text) {
   return name; // kept for the process's lifetime
 }
 
-PyObject *sigName() {
-  static PyObject *name = internedName("_dpk_sig");
-  return name;
-}
+/// Attribute names the launch reads on every call, interned once: CPython's type attribute
+/// cache only serves interned names, and a name made per call (PyObject_GetAttrString) also
+/// costs an allocation and a hash.
+struct AttributeNames {
+  PyObject *sig = internedName("_dpk_sig");
+  PyObject *view = internedName("_dpk_view");
+  PyObject *globalRange = internedName("_global_range");
+  PyObject *localRange = internedName("_local_range");
+};
 
-PyObject *viewName() {
-  static PyObject *name = internedName("_dpk_view");
-  return name;
+const AttributeNames &names() {
+  static const AttributeNames interned;
+  return interned;
 }
 
 bool isBufferLike(PyObject *o) {
@@ -153,8 +155,8 @@ bool readRange(PyObject *range, dpk_launch_config_t &cfg, std::string &key) {
       return false;
     key.push_back('R');
   } else if (ndRangeType && PyObject_TypeCheck(range, (PyTypeObject *)ndRangeType)) {
-    nb::object g = nb::steal(PyObject_GetAttrString(range, "_global_range"));
-    nb::object l = nb::steal(PyObject_GetAttrString(range, "_local_range"));
+    nb::object g = nb::steal(PyObject_GetAttr(range, names().globalRange));
+    nb::object l = nb::steal(PyObject_GetAttr(range, names().localRange));
     if (!g.is_valid() || !l.is_valid()) {
       PyErr_Clear();
       return false;
@@ -252,7 +254,7 @@ bool signatureOf(PyObject *o, std::string &key, Py_buffer *view, bool &haveView)
     return true;
   }
   // dpk device arrays and LocalAccessors describe themselves.
-  PyObject *sig = PyObject_GetAttr(o, sigName());
+  PyObject *sig = PyObject_GetAttr(o, names().sig);
   if (!sig) {
     PyErr_Clear();
     return false;
@@ -368,7 +370,9 @@ nb::object Launcher::call(nb::handle range, nb::tuple args, nb::handle deps, boo
   if (n > MaxArgs)
     throw StatusError(DPK_ERROR_INVALID_ARGUMENT, "too many kernel arguments (at most 64)");
   Packed packed;
-  // The key's storage is reused call after call (one launch at a time per thread).
+  // The key's storage is reused call after call on a thread. Nothing read while it is built
+  // launches (`_dpk_sig` is a string made from an array's fixed geometry); the miss handler,
+  // which may, gets a copy (planFor).
   thread_local std::string key;
   key.clear();
   dpk_launch_config_t cfg;
@@ -420,7 +424,7 @@ nb::object Launcher::call(nb::handle range, nb::tuple args, nb::handle deps, boo
     }
     case 'D': {
       // dpk device array: _dpk_view = (ptr, ndim, shape tuple, strides tuple in elements)
-      nb::object desc = nb::steal(PyObject_GetAttr(o, viewName()));
+      nb::object desc = nb::steal(PyObject_GetAttr(o, names().view));
       if (!desc.is_valid())
         throw nb::python_error();
       dpk_view_arg_t &v = packed.views[packed.count];
