@@ -3,6 +3,7 @@
 // named with who provides them, and --explain judging devices by the filter it was given.
 #include "DpkTest.h"
 #include "Subprocess.h"
+#include "TextCount.h"
 
 #include <string>
 
@@ -12,13 +13,6 @@ namespace {
 
 const std::string Plugins = std::string(DPK_REAL_PLUGIN_DIR) + "/libdpk_backend_host.so:" +
                             DPK_TEST_PLUGIN_DIR + "/libdpk_backend_fault.so";
-
-size_t countOf(const std::string &text, const std::string &what) {
-  size_t count = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++count;
-  return count;
-}
 
 /// The line of `text` that contains `what` ("" when none).
 std::string lineWith(const std::string &text, const std::string &what) {

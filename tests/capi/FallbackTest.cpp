@@ -3,6 +3,7 @@
 #include "DpkTest.h"
 #include "HostKernels.h"
 #include "Subprocess.h"
+#include "TextCount.h"
 
 #include <cstring>
 #include <string>
@@ -11,13 +12,6 @@
 using namespace dpk::test;
 
 namespace {
-
-size_t countOf(const std::string &text, const std::string &what) {
-  size_t count = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++count;
-  return count;
-}
 
 constexpr uint64_t N = 4096;
 constexpr int32_t Sentinel = -7;

@@ -5,6 +5,7 @@
 // every device by the conformance suite (SafetyTest.cpp).
 #include "BoundsCheckKernels.h"
 #include "HostHarness.h"
+#include "TextCount.h"
 
 #include "compiler/BoundsCheck.h"
 #include "compiler/Compiler.h"
@@ -46,14 +47,6 @@ std::string readPath(const std::string &path) {
 
 std::string text(const std::vector<uint8_t> &bytes) {
   return std::string(bytes.begin(), bytes.end());
-}
-
-size_t count(const std::string &haystack, const std::string &needle) {
-  size_t n = 0;
-  for (size_t at = haystack.find(needle); at != std::string::npos;
-       at = haystack.find(needle, at + 1))
-    ++n;
-  return n;
 }
 
 /// Parameters of the LLVM function defining kernel `name` ("define ... @name(p0, p1) ...").
@@ -110,7 +103,7 @@ TEST_P(BoundsCheckCorpus, DefaultBuildsHaveNoCheckCode) {
       EXPECT_EQ(llvmParameterCount(llvm, f->name), compiler::kernelAbi(*f).size()) << f->name;
     }
     if (!hasAtomics(*module)) {
-      EXPECT_EQ(count(llvm, "cmpxchg"), 0u) << compiler::targetName(target);
+      EXPECT_EQ(countOf(llvm, "cmpxchg"), 0u) << compiler::targetName(target);
     }
   }
   compiler::CompileOptions options;

@@ -1,5 +1,6 @@
 // DeviceArtifactTest.cpp - SPIR-V of every kernel passes spirv-val; PTX passes ptxas.
 #include "HostHarness.h"
+#include "TextCount.h"
 
 #include "compiler/Compiler.h"
 #include "compiler/Targets.h"
@@ -244,13 +245,6 @@ TEST(PtxMath, PopcountIsPopc) {
   EXPECT_EQ(text.find("__nv_"), std::string::npos) << text;
 }
 
-size_t occurrences(const std::string &text, const std::string &what) {
-  size_t count = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++count;
-  return count;
-}
-
 // Small innermost loops of unknown trip count are unrolled by four with a remainder loop
 // (PtxUnroll.h), as NVIDIA's OpenCL compiler unrolls them: one division per copy, five in all.
 // A loop with a barrier is left alone (the remainder would run it in divergent control flow).
@@ -276,7 +270,7 @@ TEST(PtxLoops, SmallInnerLoopsAreUnrolledByFour) {
   ASSERT_TRUE(module);
   std::string text = ptxOf(*module);
   ASSERT_FALSE(text.empty());
-  EXPECT_EQ(occurrences(text, "div.rn.f32"), 5u) << text;
+  EXPECT_EQ(countOf(text, "div.rn.f32"), 5u) << text;
 
   auto withBarrier = parse("kernel @staged(%x: ptr<global, f32>, %n: i64) {\n"
                            "  %l = local_alloc 64 : ptr<local, f32>\n"
@@ -292,7 +286,7 @@ TEST(PtxLoops, SmallInnerLoopsAreUnrolledByFour) {
   ASSERT_TRUE(withBarrier);
   std::string staged = ptxOf(*withBarrier);
   ASSERT_FALSE(staged.empty());
-  EXPECT_EQ(occurrences(staged, "bar.sync"), 1u) << staged;
+  EXPECT_EQ(countOf(staged, "bar.sync"), 1u) << staged;
 }
 
 /// How many instructions of `opcode` the SPIR-V module has.

@@ -1,6 +1,7 @@
 // EmitterTest.cpp - OpenCL C emission checks that need no device: index mapping, local size
 // specialization, pragmas, literals, naming, function order, determinism and errors.
 #include "EmitTestUtil.h"
+#include "TextCount.h"
 
 #include "ir/Builder.h"
 #include "ir/Printer.h"
@@ -256,12 +257,7 @@ TEST(Emitter, LocalAllocsAreHoistedToKernelScope) {
 namespace dpk::testing {
 namespace {
 
-size_t countOf(const std::string &text, const std::string &part) {
-  size_t count = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
-    ++count;
-  return count;
-}
+using dpk::test::countOf;
 
 // CompileOptions::unitInnerStrideViews: the innermost stride parameter stays in the signature
 // (the Kernel ABI) but is never read; other strides and unmarked views are unchanged.
