@@ -167,9 +167,10 @@ protected:
   llvm::Value *emitCast(llvm::Value *v, const ir::Type &from, const ir::Type &to);
   llvm::Value *elementAddress(const ir::Value *pointer, llvm::Value *index);
   llvm::Value *viewElementAddress(const ir::Op &op);
-  llvm::Value *loadElement(llvm::Value *address, const ir::Value *pointer, ir::ScalarKind kind);
+  llvm::Value *loadElement(llvm::Value *address, const ir::Value *pointer, ir::ScalarKind kind,
+                          unsigned align = 0);
   void storeElement(llvm::Value *address, const ir::Value *pointer, ir::ScalarKind kind,
-                    llvm::Value *value, bool nontemporal = false);
+                    llvm::Value *value, bool nontemporal = false, unsigned align = 0);
   llvm::AllocaInst *entryAlloca(llvm::Type *type, llvm::Value *count, const llvm::Twine &name,
                                 unsigned align = 0);
   /// Starts a new block for code that follows a terminator (unreachable, deleted by LLVM).

@@ -143,15 +143,18 @@ Value *Builder::localAlloc(ScalarKind elem, int64_t count) {
   return op->result;
 }
 
-Value *Builder::load(Value *ptr, Value *idx) {
+Value *Builder::load(Value *ptr, Value *idx, int64_t align) {
   assert(ptr && ptr->type.isPointer() && "load needs a pointer");
-  return createOp(OpKind::Load, {ptr, idx}, ptr->type.elementType())->result;
+  Op *op = createOp(OpKind::Load, {ptr, idx}, ptr->type.elementType());
+  op->align = align;
+  return op->result;
 }
 
-Op *Builder::store(Value *ptr, Value *idx, Value *v, bool nontemporal) {
+Op *Builder::store(Value *ptr, Value *idx, Value *v, bool nontemporal, int64_t align) {
   assert(ptr && ptr->type.isPointer() && "store needs a pointer");
   Op *op = createOp(OpKind::Store, {ptr, idx, v}, Type::voidTy());
   op->intAttr = nontemporal ? 1 : 0;
+  op->align = align;
   return op;
 }
 

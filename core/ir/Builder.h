@@ -88,11 +88,14 @@ public:
   Value *privateAlloc(ScalarKind elem, int64_t count);
   /// Per-work-group array of `count` elements (kernels only): result ptr<local, elem>.
   Value *localAlloc(ScalarKind elem, int64_t count);
-  /// ptr[idx] (idx is i64); result: the element type.
-  Value *load(Value *ptr, Value *idx);
+  /// ptr[idx] (idx is i64); result: the element type. `align` (bytes, a power of two; 0: the
+  /// element's size) promises that the address is a multiple of it, so that targets may merge
+  /// this load with the loads of the next elements into one vector load (PTX `ld.v4`).
+  Value *load(Value *ptr, Value *idx, int64_t align = 0);
   /// `nontemporal`: a hint that the stored line will not be read again soon (targets may
   /// write it around the caches, skipping the read of the line a store otherwise costs).
-  Op *store(Value *ptr, Value *idx, Value *v, bool nontemporal = false);
+  /// `align`: as for load (PTX merges neighbouring stores into `st.v4`).
+  Op *store(Value *ptr, Value *idx, Value *v, bool nontemporal = false, int64_t align = 0);
   /// ptr + idx elements; result: the pointer's type.
   Value *ptrOffset(Value *ptr, Value *idx);
   /// view[indices...] (rank i64 indices).

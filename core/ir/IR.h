@@ -180,6 +180,8 @@ struct Op {
   MemoryOrder order = MemoryOrder::Relaxed;
   MemoryScope scope = MemoryScope::Device;
   std::string callee;       // Call: the called function's name
+  // Load/Store: the alignment (bytes) the address is promised to have; 0: the element's size.
+  int64_t align = 0;
 };
 
 struct Function {

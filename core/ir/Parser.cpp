@@ -217,6 +217,13 @@ private:
     return expect(TokenKind::RBracket);
   }
 
+  /// Optional `aligned N` of a load or store.
+  bool parseAlignment(Op &op) {
+    if (!isKeyword("aligned")) return true;
+    consume();
+    return parseInteger(op.align);
+  }
+
   bool parseCommaOperand(std::vector<Value *> &operands) {
     Value *v = nullptr;
     if (!expect(TokenKind::Comma) || !parseOperand(v)) return false;
@@ -455,15 +462,17 @@ private:
     case OpKind::GlobalId: case OpKind::LocalId: case OpKind::GroupId: case OpKind::GlobalSize:
     case OpKind::LocalSize: case OpKind::NumGroups:
       return parseInteger(op.intAttr);
-    case OpKind::Load: case OpKind::PtrOffset: case OpKind::ViewLoad:
-    case OpKind::ViewElementPtr:
+    case OpKind::Load:
+      return parseAlignment(op) && parseSubscript(op.operands);
+    case OpKind::PtrOffset: case OpKind::ViewLoad: case OpKind::ViewElementPtr:
       return parseSubscript(op.operands);
     case OpKind::Store:
       if (isKeyword("nontemporal")) {
         op.intAttr = 1;
         consume();
       }
-      return parseSubscript(op.operands) && parseCommaOperand(op.operands);
+      return parseAlignment(op) && parseSubscript(op.operands) &&
+             parseCommaOperand(op.operands);
     case OpKind::ViewStore:
       return parseSubscript(op.operands) && parseCommaOperand(op.operands);
     case OpKind::ViewDim: case OpKind::ViewStride: {

@@ -155,6 +155,11 @@ private:
     return i < op.operands.size() ? name_(op.operands[i]) : "%<missing>";
   }
 
+  /// "aligned N " of a load or store that promises more than its element's alignment.
+  static std::string alignment(const Op &op) {
+    return op.align ? "aligned " + std::to_string(op.align) + " " : std::string();
+  }
+
   /// "%p[%i]" for pointer ops, "%v[%i, %j]" for view ops (indices from 1 to end).
   std::string subscript(const Op &op, size_t end) const {
     std::string s = operand(op, 0) + "[";
@@ -248,9 +253,11 @@ private:
     case OpKind::Math: return std::string(mathFnName(op.mathFn)) + " " + operands(0, op);
     case OpKind::Call: return "@" + op.callee + "(" + operands(0, op) + ")";
     case OpKind::Alloca: case OpKind::LocalAlloc: return std::to_string(op.intAttr);
-    case OpKind::Load: case OpKind::PtrOffset: return subscript(op, 2);
+    case OpKind::Load: return alignment(op) + subscript(op, 2);
+    case OpKind::PtrOffset: return subscript(op, 2);
     case OpKind::Store:
-      return (op.intAttr ? "nontemporal " : "") + subscript(op, 2) + ", " + operand(op, 2);
+      return (op.intAttr ? "nontemporal " : "") + alignment(op) + subscript(op, 2) + ", " +
+             operand(op, 2);
     case OpKind::ViewLoad: case OpKind::ViewElementPtr: return subscript(op, op.operands.size());
     case OpKind::ViewStore:
       return subscript(op, op.operands.size() - 1) + ", " + operand(op, op.operands.size() - 1);

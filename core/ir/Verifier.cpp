@@ -400,6 +400,17 @@ private:
     return expectIndex(op, op.operands[1]);
   }
 
+  /// A load's or store's promised alignment must be one an element's address can have: a power
+  /// of two no smaller than the element and no larger than any target's widest vector access.
+  bool checkAlignment(const Op &op, const char *what) {
+    if (op.align == 0) return true;
+    int64_t element = scalarSize(op.operands[0]->type.scalar);
+    if (op.align >= element && op.align <= 256 && (op.align & (op.align - 1)) == 0) return true;
+    return fail(op, std::string(what) + " alignment " + std::to_string(op.align) +
+                        " is not a power of two from the element's size (" +
+                        std::to_string(element) + ") to 256");
+  }
+
   bool checkView(const Op &op, size_t extraOperands) {
     const Value *view = op.operands.empty() ? nullptr : op.operands[0];
     if (!view || !view->type.isView()) return fail(op, "first operand must be a view");
@@ -576,10 +587,10 @@ private:
       return true;
     }
     case OpKind::Load:
-      if (!checkPointer(op, 0)) return false;
+      if (!checkPointer(op, 0) || !checkAlignment(op, "load")) return false;
       return expectResultType(op, op.operands[0]->type.elementType());
     case OpKind::Store: {
-      if (!checkPointer(op, 1)) return false;
+      if (!checkPointer(op, 1) || !checkAlignment(op, "store")) return false;
       Type ptr = op.operands[0]->type;
       if (!checkWritable(op, ptr.space)) return false;
       if (op.operands[2]->type != ptr.elementType())

@@ -388,6 +388,85 @@ TEST(NontemporalStore, SpirvCarriesTheMemoryOperandAndPtxStoresPlainly) {
   EXPECT_NE(ptx.find("st.global.f32"), std::string::npos) << ptx;
 }
 
+// Four neighbouring loads whose first promises 16-byte alignment are one vector load in PTX
+// (LLVM's load-store vectorizer); without the promise they stay four scalar loads.
+const char *kAlignedSum4 = "kernel @sum4(%x: ptr<global, f32>, %y: ptr<global, f32>) {\n"
+                           "  %i = global_id 0 : i64\n"
+                           "  %four = const 4 : i64\n"
+                           "  %one = const 1 : i64\n"
+                           "  %i0 = mul %i, %four : i64\n"
+                           "  %i1 = add %i0, %one : i64\n"
+                           "  %i2 = add %i1, %one : i64\n"
+                           "  %i3 = add %i2, %one : i64\n"
+                           "  %a = load aligned 16 %x[%i0] : f32\n"
+                           "  %b = load %x[%i1] : f32\n"
+                           "  %c = load %x[%i2] : f32\n"
+                           "  %d = load %x[%i3] : f32\n"
+                           "  %ab = add %a, %b : f32\n"
+                           "  %cd = add %c, %d : f32\n"
+                           "  %s = add %ab, %cd : f32\n"
+                           "  store %y[%i], %s\n"
+                           "  return\n}\n";
+
+TEST(AlignedLoad, NeighbouringLoadsBecomeOnePtxVectorLoad) {
+  auto module = parse(kAlignedSum4);
+  ASSERT_TRUE(module);
+  std::string ptx = ptxOf(*module);
+  EXPECT_NE(ptx.find("ld.global.v4.f32"), std::string::npos) << ptx;
+  std::string plainText = kAlignedSum4;
+  plainText.replace(plainText.find("load aligned 16"), 15, "load");
+  auto plain = parse(plainText);
+  ASSERT_TRUE(plain);
+  std::string plainPtx = ptxOf(*plain);
+  EXPECT_EQ(plainPtx.find("ld.global.v4"), std::string::npos) << plainPtx;
+  EXPECT_NE(plainPtx.find("ld.global.f32"), std::string::npos) << plainPtx;
+}
+
+TEST(AlignedStore, NeighbouringStoresBecomeOnePtxVectorStore) {
+  std::string text = "kernel @spread(%x: ptr<global, f32>, %y: ptr<global, f32>) {\n"
+                     "  %i = global_id 0 : i64\n"
+                     "  %four = const 4 : i64\n"
+                     "  %one = const 1 : i64\n"
+                     "  %v = load %x[%i] : f32\n"
+                     "  %i0 = mul %i, %four : i64\n"
+                     "  %i1 = add %i0, %one : i64\n"
+                     "  %i2 = add %i1, %one : i64\n"
+                     "  %i3 = add %i2, %one : i64\n"
+                     "  store aligned 16 %y[%i0], %v\n"
+                     "  store %y[%i1], %v\n"
+                     "  store %y[%i2], %v\n"
+                     "  store %y[%i3], %v\n"
+                     "  return\n}\n";
+  auto module = parse(text);
+  ASSERT_TRUE(module);
+  std::string ptx = ptxOf(*module);
+  EXPECT_NE(ptx.find("st.global.v4.f32"), std::string::npos) << ptx;
+  text.replace(text.find("store aligned 16"), 16, "store");
+  auto plain = parse(text);
+  ASSERT_TRUE(plain);
+  std::string plainPtx = ptxOf(*plain);
+  EXPECT_EQ(plainPtx.find("st.global.v4"), std::string::npos) << plainPtx;
+}
+
+TEST(AlignedLoad, SpirvCarriesTheAlignment) {
+  auto module = parse(kAlignedSum4);
+  ASSERT_TRUE(module);
+  compiler::CompileOptions options;
+  options.target = compiler::TargetKind::SpirV;
+  auto spirv = compiler::compileModule(*module, options);
+  ASSERT_TRUE(spirv) << spirv.error().message();
+  const uint32_t opLoad = 61, aligned = 0x2;
+  bool found = false;
+  forEachSpirvInstruction(spirv->bytes, [&](uint32_t opcode, const uint32_t *operands, uint32_t n) {
+    found |= opcode == opLoad && n >= 5 && (operands[3] & aligned) && operands[4] == 16;
+  });
+  EXPECT_TRUE(found);
+  if (!std::string(DPK_SPIRV_VAL).empty()) {
+    std::string output;
+    EXPECT_EQ(runTool(DPK_SPIRV_VAL, "", spirv->bytes, ".spv", output), 0) << output;
+  }
+}
+
 TEST(KernelAbi, ViewsExpand) {
   auto module = parse("kernel @k(%v: view<global, f32, 2>, %s: f64, %l: ptr<local, i32>) {\n"
                       "  return\n}\n");

@@ -184,8 +184,9 @@ void bindBuilder(nb::module_ &m) {
       .def("call", &Builder::call, "callee"_a, "args"_a, "result_type"_a, ref)
       .def("private_alloc", &Builder::privateAlloc, "elem"_a, "count"_a, ref)
       .def("local_alloc", &Builder::localAlloc, "elem"_a, "count"_a, ref)
-      .def("load", &Builder::load, "ptr"_a, "idx"_a, ref)
-      .def("store", &Builder::store, "ptr"_a, "idx"_a, "v"_a, "nontemporal"_a = false, ref)
+      .def("load", &Builder::load, "ptr"_a, "idx"_a, "align"_a = 0, ref)
+      .def("store", &Builder::store, "ptr"_a, "idx"_a, "v"_a, "nontemporal"_a = false,
+           "align"_a = 0, ref)
       .def("ptr_offset", &Builder::ptrOffset, "ptr"_a, "idx"_a, ref)
       .def("view_load", &Builder::viewLoad, "view"_a, "indices"_a, ref)
       .def("view_store", &Builder::viewStore, "view"_a, "indices"_a, "v"_a, ref)

@@ -255,13 +255,16 @@ class KernelBuilder:
     def local(self, dtype, count):
         return self.b.local_alloc(T.scalar_kind(dtype), count)
 
-    def load(self, ptr, idx):
-        return self.b.load(ptr, idx)
+    def load(self, ptr, idx, align=0):
+        """``ptr[idx]``; `align` (bytes): a promise that the address is a multiple of it, which
+        lets GPU code generators merge it with the next elements' loads into a vector load."""
+        return self.b.load(ptr, idx, align)
 
-    def store(self, ptr, idx, value, nontemporal=False):
+    def store(self, ptr, idx, value, nontemporal=False, align=0):
         """``ptr[idx] = value``; `nontemporal`: a hint that the line is not read again soon
-        (the host writes such stores around its caches when it combines them into vectors)."""
-        self.b.store(ptr, idx, value, nontemporal)
+        (the host writes such stores around its caches when it combines them into vectors);
+        `align`: as for load."""
+        self.b.store(ptr, idx, value, nontemporal, align)
 
     def in_block(self, block):
         self.b.set_insertion_point(block)
