@@ -347,3 +347,77 @@ def test_unrolled_reduction_loops_fold_in_the_same_order(device, monkeypatch, un
             np.testing.assert_allclose(many, one, rtol=1e-5, atol=1e-4)
         else:
             np.testing.assert_array_equal(many, one)
+
+
+def _newest_recipe(recipes):
+    return list(recipes.values())[-1]
+
+
+def test_vector_layout_reductions_on_every_device(device, monkeypatch):
+    """GPUs' inner reductions give each item neighbouring elements and read them with vector
+    loads where addresses allow (reduction.VECTOR_LAYOUT), run here on any device: results
+    match NumPy, and an unaligned view sums to the same bits as its aligned copy (the layout,
+    hence the fold order, does not depend on addresses)."""
+    from dpk.arrays import reduction
+    monkeypatch.setattr(reduction, "VECTOR_LAYOUT", True)
+    rng = np.random.default_rng(5)
+    for n in (1, 5, 1023, 4096 + 3, (1 << 16) + 37):
+        x = rng.standard_normal(n + 1).astype(np.float32)
+        d = to_dpk(x, device)
+        view = d[1:]
+        copy = to_dpk(np.ascontiguousarray(x[1:]), device)
+        np.testing.assert_array_equal(dpk.asnumpy(dpk.sum(view)), dpk.asnumpy(dpk.sum(copy)))
+        assert_matches(dpk.sum(view), np.array(x[1:].sum(dtype=np.float64)), rtol=1e-4)
+        ints = rng.integers(-1000, 1000, n + 1).astype(np.int32)
+        di = to_dpk(ints, device)
+        assert_matches(dpk.sum(di[1:]), np.array(ints[1:].sum()))
+        assert_matches(dpk.max(d), np.array(x.max()))
+        a = rng.standard_normal(n + 1)
+        assert_matches(dpk.sum((to_dpk(a, device)[1:] - d[:-1]) ** 2),
+                       np.array(((a[1:] - x[:-1]) ** 2).sum()), rtol=1e-5)
+    for cols in (64, 67):  # rows that start aligned, and rows that do not
+        m = rng.standard_normal((9, cols)).astype(np.float32)
+        assert_matches(dpk.sum(to_dpk(m, device), axis=1), m.sum(axis=1), rtol=1e-5)
+        assert_matches(dpk.argmax(to_dpk(m, device), axis=1), np.argmax(m, axis=1))
+
+
+def test_vector_loads_promise_alignment_only_where_addresses_allow(device, monkeypatch):
+    from dpk.arrays import reduction
+    monkeypatch.setattr(reduction, "VECTOR_LAYOUT", True)
+    d = to_dpk(np.ones(1 << 16, dtype=np.float32), device)
+    dpk.sum(d)
+    assert "load aligned 16" in _newest_recipe(reduction._recipes).steps[0].kernel.ir
+    dpk.sum(d[1:])
+    assert "aligned" not in _newest_recipe(reduction._recipes).steps[0].kernel.ir
+    m = to_dpk(np.ones((8, 66), dtype=np.float32), device)  # rows 264 bytes apart
+    dpk.sum(m, axis=1)
+    assert "aligned" not in _newest_recipe(reduction._recipes).steps[0].kernel.ir
+
+
+def test_vector_elementwise_on_every_device(device, monkeypatch):
+    """GPUs give each item of a long contiguous elementwise launch neighbouring elements,
+    loaded and stored as vectors where addresses allow (fusion.VECTOR_ELEMENTWISE), run here
+    on any device: every tail length, unaligned views, an output that is also an input,
+    complex, bool and mixed dtypes match NumPy."""
+    monkeypatch.setattr(fusion, "VECTOR_ELEMENTWISE", True)
+    monkeypatch.setattr(fusion, "FLAT_LAUNCHES", True)
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 3, 4, 5, 7, 8, 9, 1027):
+        a = rng.standard_normal(n + 1).astype(np.float32)
+        b = rng.standard_normal(n + 1)
+        da, db = to_dpk(a, device), to_dpk(b, device)
+        assert_matches(da * 2 + db, a * 2 + b)
+        assert_matches(da[1:] * 2 + db[:-1], a[1:] * 2 + b[:-1])
+        assert_matches(da > 0, a > 0)
+        c = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+        assert_matches(to_dpk(c, device) * 2, c * 2)
+        inplace = to_dpk(a, device)
+        inplace[1:] += inplace[1:]
+        expected = a.copy()
+        expected[1:] += expected[1:]
+        assert_matches(inplace, expected)
+    d = to_dpk(np.ones(1 << 10, dtype=np.float32), device)
+    out = d * 3
+    out._materialize()
+    kernels = [k for k in fusion._recipes[next(reversed(fusion._recipes))].kernels.values()]
+    assert any("load aligned 16" in k.ir and "store aligned 16" in k.ir for k in kernels)

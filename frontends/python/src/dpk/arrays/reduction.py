@@ -56,6 +56,11 @@ GPU_TILES_PER_ITEM = 32
 # one setting moved 2x between rounds): 1024 elements 212-213 -> 64-112 us, 32768 elements
 # 133-235 -> 67-119 us. From 2^19 elements on, a CPU gets as many parts as before.
 CPU_MIN_PART = 1 << 15
+# GPU inner reductions read a contiguous row with vector loads (_vector_layout): each item's
+# unrolled step takes neighbouring elements, and the first load of each step promises 16-byte
+# alignment when the leaf's address allows it, which the PTX code generator turns into one
+# ld.global.v4 per leaf. None: on GPUs; True/False forces it on every device (tests).
+VECTOR_LAYOUT = None
 
 
 class ReduceOp:
@@ -219,11 +224,13 @@ def reduce(op, node, axes, device):
     Buffer of size M (kept elements, C order) holding component ``op.result`` of the final
     accumulators (dtype op.acc_dtypes[op.result])."""
     plan = fusion.Plan(node)
+    aligned = _aligned_leaves(plan, device)
     key = (op.name, op.acc_dtypes, plan.key, node.shape, tuple(sorted(axes)),
-           tuple([(lf.op, lf.shape, lf.strides) for lf in plan.leaves]), device) + _knobs()
+           tuple([(lf.op, lf.shape, lf.strides) for lf in plan.leaves]), device,
+           aligned) + _knobs()
     recipe = _recipes.get(key)
     if recipe is None:
-        recipe = _recipes.keep(key, _recipe(op, plan, node.shape, set(axes), device))
+        recipe = _recipes.keep(key, _recipe(op, plan, node.shape, set(axes), device, aligned))
     res_dtype = op.pair or op.acc_dtypes[op.result]
     out = Buffer(device, max(recipe.M, 0) * res_dtype.itemsize)
     if recipe.M == 0:
@@ -249,12 +256,53 @@ _recipes = G.Recipes()
 
 def _knobs():
     """The settings a recipe depends on beyond its key (tests and benchmarks change them)."""
-    return (TREE_REDUCTIONS, UNROLL, GPU_TILES_PER_ITEM, CPU_MIN_PART, fusion.FLAT_LAUNCHES,
-            _workgroup_size, _target_parallelism)
+    return (TREE_REDUCTIONS, UNROLL, GPU_TILES_PER_ITEM, CPU_MIN_PART, VECTOR_LAYOUT,
+            fusion.FLAT_LAUNCHES, _workgroup_size, _target_parallelism)
 
 
 class _Recipe:
     __slots__ = ("M", "steps", "partial_bytes")
+
+
+def _aligned_leaves(plan, device):
+    """GPUs: for each leaf, whether its first element's address is a multiple of 16 bytes (a
+    vector load's alignment, see _vector_layout); nothing on CPUs, whose vector loads need no
+    alignment."""
+    if not _vector_devices(device):
+        return ()
+    return tuple([lf.op != "iota" and (lf.buffer.ptr + lf.offset * lf.dtype.itemsize) & 15 == 0
+                  for lf in plan.leaves])
+
+
+def _vector_devices(device):
+    return device.device_type != "cpu" if VECTOR_LAYOUT is None else VECTOR_LAYOUT
+
+
+def _vector_layout(device, geo, leaves, unroll):
+    """Whether a GPU inner reduction's unrolled steps give each item `unroll` neighbouring
+    elements (instead of one element of each of `unroll` tiles), so that a contiguous leaf is
+    read with vector loads where its address allows (_load_alignments). The layout does not
+    depend on the addresses, so neither do the result's bits."""
+    if not _vector_devices(device) or not geo.inner or unroll < 2 or len(geo.rshape) != 1:
+        return False
+    _, rsig = geo.sigs()
+    return any(lf.op != "iota" and sig == "1" for lf, sig in zip(leaves, rsig))
+
+
+def _load_alignments(geo, leaves, aligned, unroll, chunk):
+    """Per leaf, the alignment (bytes) the first load of an item's unrolled step may promise
+    in the vector layout, or 0: the leaf is contiguous along the row, its first element is
+    16-byte aligned, and every row and part starts a whole vector further on."""
+    _, rsig = geo.sigs()
+    out = []
+    for i, lf in enumerate(leaves):
+        size = lf.dtype.itemsize
+        align = min(16, unroll * size)
+        ok = (i < len(aligned) and aligned[i] and lf.dtype.kind != "c" and rsig[i] == "1"
+              and align & (align - 1) == 0 and (chunk * size) % align == 0
+              and (geo.M == 1 or all((st * size) % align == 0 for st in geo.kstrides[i])))
+        out.append(align if ok else 0)
+    return tuple(out)
 
 
 class _Step:
@@ -270,7 +318,7 @@ class _Step:
         self.kernel.launch(self.index_range, args)
 
 
-def _recipe(op, plan, shape, axes, device):
+def _recipe(op, plan, shape, axes, device, aligned=()):
     recipe = _Recipe()
     geo = Geometry(shape, axes, plan.leaves)
     M, L = geo.M, geo.L
@@ -285,7 +333,9 @@ def _recipe(op, plan, shape, axes, device):
         per_part = wg * 8 if device.device_type != "cpu" else max(wg * 8, CPU_MIN_PART)
         parts = max(1, min(-(-groups // M), -(-L // per_part)))
         chunk = -(-L // parts)
-        chunk = -(-chunk // wg) * wg
+        # whole groups of steps (GPUs: whole unrolled steps, so that parts start aligned)
+        step = wg * (UNROLL or 4) if _vector_devices(device) else wg
+        chunk = -(-chunk // step) * step
         parts = -(-L // chunk)
     else:
         wg = 0
@@ -298,9 +348,9 @@ def _recipe(op, plan, shape, axes, device):
         chunk = -(-L // parts)
         parts = -(-L // chunk)
     if parts == 1:
-        recipe.steps.append(_step(op, plan, geo, device, wg, 1, chunk, final=True))
+        recipe.steps.append(_step(op, plan, geo, device, wg, 1, chunk, True, aligned))
         return recipe
-    recipe.steps.append(_step(op, plan, geo, device, wg, parts, chunk, final=False))
+    recipe.steps.append(_step(op, plan, geo, device, wg, parts, chunk, False, aligned))
     recipe.partial_bytes = tuple(M * parts * d.itemsize for d in op.acc_dtypes)
     # Second pass over the partials: (M, parts) rows for inner, (parts, M) for outer.
     if geo.inner:
@@ -346,26 +396,28 @@ def _outer_width(device, M):
 def _launch(op, plan, geo, node, device, wg, parts, chunk, outs, final):
     """One reduction pass of `plan` (its leaves and scalars as this call's arguments) into
     `outs` (scan.py's part totals use it directly)."""
-    step = _step(op, plan, geo, device, wg, parts, chunk, final)
+    step = _step(op, plan, geo, device, wg, parts, chunk, final, _aligned_leaves(plan, device))
     if node is not None:
         fusion_report(plan, step.kernel, node, op)
     head = fusion.operand_args(plan, device)
     step.fire(outs, head, device)
 
 
-def _step(op, plan, geo, device, wg, parts, chunk, final):
+def _step(op, plan, geo, device, wg, parts, chunk, final, aligned=()):
     ksig, rsig = geo.sigs()
     partial_input = isinstance(plan, _PartialPlan)
     space = None if geo.inner else fusion.LaunchShape([parts, geo.M], device)
     exact = not geo.inner and geo.L == parts * chunk
     tree = device.device_type != "cpu" if TREE_REDUCTIONS is None else TREE_REDUCTIONS
     unroll = UNROLL or 4
+    vector = _vector_layout(device, geo, plan.leaves, unroll)
+    aligns = _load_alignments(geo, plan.leaves, aligned, unroll, chunk) if vector else ()
     key = ("red", op.name, tuple(d.char for d in op.acc_dtypes), plan.key, tuple(ksig),
            tuple(rsig), geo.inner, wg, final, partial_input, space.key if space else None,
-           exact, tree, unroll)
+           exact, tree, unroll, vector, aligns)
     step = _Step()
     step.kernel = G.cached(key, lambda: _build(op, plan, geo, wg, final, partial_input, space,
-                                               exact, tree, unroll))
+                                               exact, tree, unroll, vector, aligns))
     tail = [geo.M, geo.L, parts, chunk, -(-chunk // wg) if wg else chunk]
     tail += geo.kshape[1:] + geo.rshape[1:]
     tail += fusion.stride_args(ksig, geo.kstrides) + fusion.stride_args(rsig, geo.rstrides)
@@ -388,7 +440,8 @@ def fusion_report(plan, kernel, node, op):
     fusion._report_ops(plan, kernel, node, f"{op.name}(" + (" ".join(from_ops) or "copy") + ")")
 
 
-def _build(op, plan, geo, wg, final, partial_input, space, exact, tree, unroll):
+def _build(op, plan, geo, wg, final, partial_input, space, exact, tree, unroll, vector=False,
+           aligns=()):
     name = fusion.kernel_name("reduce_" + op.name, getattr(plan, "ops", []))
     kb = G.KernelBuilder(name)
     if final:
@@ -442,12 +495,16 @@ def _build(op, plan, geo, wg, final, partial_input, space, exact, tree, unroll):
         kidx = _unravel(kb, m, kext, len(geo.kshape))
         return [fusion.offset_value(kb, kidx, ksig[i], kstride[i]) for i in range(len(ksig))]
 
-    def lift_at(r, bases):
-        """The accumulator components of reduced element r (its loads and elementwise math)."""
+    def lift_at(r, bases, lead=False):
+        """The accumulator components of reduced element r (its loads and elementwise math);
+        `lead`: r starts an item's vector of neighbours, so its loads promise the alignment."""
         ridx = _unravel(kb, r, rext, len(geo.rshape))
 
         def load_leaf(i, dtype):
             off = kb.op("Add", bases[i], fusion.offset_value(kb, ridx, rsig[i], rstride[i]))
+            align = aligns[i] if lead and i < len(aligns) else 0
+            if align:
+                return kb.load(kb.ptr(leaf_views[i]), off, align)
             return fusion.load_leaf_at(kb, leaf_views[i], dtype, off)
 
         if partial_input:
@@ -460,11 +517,12 @@ def _build(op, plan, geo, wg, final, partial_input, space, exact, tree, unroll):
                 lifted = (B.convert(b, value, vdt, op.acc_dtypes[0]),)
         return lifted
 
-    def accumulate(rs, bases):
+    def accumulate(rs, bases, vector_step=False):
         """Folds reduced elements rs into the accumulators, in order. Every element's loads
         come first, so that a GPU has len(rs) loads in flight per item instead of waiting for
-        each before the next (the fold's order, hence the result's bits, stay the same)."""
-        values = [lift_at(r, bases) for r in rs]
+        each before the next (the fold's order, hence the result's bits, stay the same).
+        `vector_step`: rs are neighbours, the first at a vector's start."""
+        values = [lift_at(r, bases, vector_step and k == 0) for k, r in enumerate(rs)]
         for lifted in values:
             store_acc(op.combine(kb, load_acc(), lifted))
 
@@ -494,9 +552,17 @@ def _build(op, plan, geo, wg, final, partial_input, space, exact, tree, unroll):
         body, tu = G.for_loop(kb, zero, steps, kb.i64(1), "tu")
         with G.Block(kb, body):
             m, part, start, end = position()
-            t0 = kb.op("Mul", tu, kb.i64(unroll))
-            accumulate([element(kb.op("Add", t0, kb.i64(u))) for u in range(unroll)],
-                       bases_of(m))
+            if vector:
+                # the block of `unroll` tiles, item lid taking neighbours lid*unroll + u
+                lid = kb.work_item("LocalId", 0)
+                block = kb.op("Add", start, kb.op("Mul", tu, kb.i64(unroll * wg)))
+                first_r = kb.op("Add", block, kb.op("Mul", lid, kb.i64(unroll)))
+                accumulate([kb.op("Add", first_r, kb.i64(u)) if u else first_r
+                            for u in range(unroll)], bases_of(m), vector_step=True)
+            else:
+                t0 = kb.op("Mul", tu, kb.i64(unroll))
+                accumulate([element(kb.op("Add", t0, kb.i64(u))) for u in range(unroll)],
+                           bases_of(m))
         first = kb.op("Mul", steps, kb.i64(unroll))
     body, t = G.for_loop(kb, first, full, kb.i64(1), "t")
     with G.Block(kb, body):
