@@ -102,8 +102,9 @@ dpk_status_t enqueueLaunch(dpk_pl_event_t *outEvent, dpk_pl_queue_t queue, dpk_p
   std::shared_ptr<dpk_pl_program_s> program(kernel->program, [](dpk_pl_program_s *p) { p->release(); });
   Command command;
   command.what = "launch of '" + std::string(kernel->entry.name) + "'";
-  command.run = [program, entry = kernel->entry, shape, pack = ArgumentPack::copy(numArgs, args)](std::string &) {
-    runLaunch(entry, shape, pack);
+  command.run = [program, entry = kernel->entry, cost = kernel->cost, shape,
+                 pack = ArgumentPack::copy(numArgs, args)](std::string &) {
+    runLaunch(entry, shape, pack, cost.get());
     return DPK_SUCCESS;
   };
   submit(queue, std::move(command), numDeps, deps, outEvent);

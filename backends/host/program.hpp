@@ -4,8 +4,10 @@
 
 #include "dpk/plugin.h"
 #include "entries.hpp"
+#include "launch_cost.hpp"
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,8 @@ struct dpk_pl_program_s {
   struct Entry {
     std::string name;
     dpk_host_kernel_entry_t entry; // entry.name points into `name`
+    // What the kernel's launches cost, shared with its kernels and their commands in flight.
+    std::shared_ptr<dpk::host::LaunchCost> cost = std::make_shared<dpk::host::LaunchCost>();
   };
   std::vector<Entry> entries;
   std::atomic<int> references{1}; // the core's handle plus one per kernel
@@ -25,6 +29,7 @@ struct dpk_pl_program_s {
 struct dpk_pl_kernel_s {
   dpk_pl_program_t program; // retained
   dpk_host_kernel_entry_t entry;
+  std::shared_ptr<dpk::host::LaunchCost> cost; // the program entry's
 };
 
 namespace dpk::host {

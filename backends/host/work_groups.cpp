@@ -6,8 +6,11 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -139,13 +142,35 @@ void runGroups(const dpk_host_kernel_entry_t &entry, const GroupBlock &block, co
   }
 }
 
-void runBlock(const dpk_host_kernel_entry_t &entry, const GroupBlock &block, const ArgumentPack &args) {
+uint64_t nanosSince(std::chrono::steady_clock::time_point start) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+}
+
+// Runs groups [begin, end) of `block` and adds the time they took to `workNanos`.
+void runGroupsTimed(const dpk_host_kernel_entry_t &entry, const GroupBlock &block, const ArgumentPack &args,
+                    uint64_t begin, uint64_t end, std::atomic<uint64_t> &workNanos) {
+  const auto start = std::chrono::steady_clock::now();
+  runGroups(entry, block, args, begin, end);
+  workNanos.fetch_add(nanosSince(start), std::memory_order_relaxed);
+}
+
+// Spreads the block's groups over the arena: in about `tasks` equal chunks (the cost model's
+// plan), or as oneTBB's partitioner sees fit (tasks == 0).
+void runBlock(const dpk_host_kernel_entry_t &entry, const GroupBlock &block, const ArgumentPack &args,
+              uint64_t tasks, std::atomic<uint64_t> &workNanos) {
   const uint64_t count = block.totalGroups();
   if (count == 0)
     return;
-  tbb::parallel_for(tbb::blocked_range<uint64_t>(0, count), [&](const tbb::blocked_range<uint64_t> &range) {
-    runGroups(entry, block, args, range.begin(), range.end());
-  });
+  auto body = [&](const tbb::blocked_range<uint64_t> &range) {
+    runGroupsTimed(entry, block, args, range.begin(), range.end(), workNanos);
+  };
+  if (tasks == 0 || tasks >= count) {
+    tbb::parallel_for(tbb::blocked_range<uint64_t>(0, count), body);
+    return;
+  }
+  const uint64_t grain = (count + tasks - 1) / tasks;
+  tbb::parallel_for(tbb::blocked_range<uint64_t>(0, count, grain), body, tbb::simple_partitioner());
 }
 
 // The last-dimension group size of a Range launch: kRangeRowLength, shortened where the rows
@@ -244,36 +269,45 @@ dpk_status_t chooseGroupShape(const dpk_launch_config_t &config, const dpk_host_
   return DPK_SUCCESS;
 }
 
-void runLaunch(const dpk_host_kernel_entry_t &entry, const GroupShape &shape, const ArgumentPack &args) {
+void runLaunch(const dpk_host_kernel_entry_t &entry, const GroupShape &shape, const ArgumentPack &args,
+               LaunchCost *cost) {
   const uint32_t last = shape.dims - 1;
   GroupBlock main;
   main.shape = shape;
   for (int d = 0; d < 3; ++d)
     main.groupCount[d] = shape.global[d] / shape.local[d];
   const uint64_t remainder = shape.global[last] % shape.local[last];
-
-  // One group: nothing to spread, so it runs here without entering the arena (a launch + wait
-  // of an empty kernel spends most of its time there otherwise).
-  if (!remainder && main.totalGroups() == 1) {
-    runGroups(entry, main, args, 0, 1);
-    return;
+  // A Range whose last dimension is not a multiple of the row length: the leftover columns
+  // run as single-item groups, whose group ids are then their global ids.
+  GroupBlock tail;
+  tail.shape = shape;
+  for (int d = 0; d < 3; ++d) {
+    tail.shape.local[d] = 1;
+    tail.groupCount[d] = shape.global[d];
   }
-  hostDevice()->arena.execute([&] {
-    runBlock(entry, main, args);
-    if (!remainder)
-      return;
-    // A Range whose last dimension is not a multiple of the row length: the leftover columns
-    // run as single-item groups, whose group ids are then their global ids.
-    GroupBlock tail;
-    tail.shape = shape;
-    for (int d = 0; d < 3; ++d) {
-      tail.shape.local[d] = 1;
-      tail.groupCount[d] = shape.global[d];
-    }
-    tail.groupOrigin[last] = shape.global[last] - remainder;
-    tail.groupCount[last] = remainder;
-    runBlock(entry, tail, args);
-  });
+  tail.groupOrigin[last] = shape.global[last] - remainder;
+  tail.groupCount[last] = remainder;
+
+  const uint64_t items = shape.global[0] * shape.global[1] * shape.global[2];
+  const uint64_t threads = static_cast<uint64_t>(std::max(hostDevice()->arena.max_concurrency(), 1));
+  const uint64_t tasks = cost ? plannedTasks(*cost, items, threads) : 0;
+  std::atomic<uint64_t> workNanos{0};
+  // One group, or work the cost model gives one task: nothing to spread, so it runs here
+  // without entering the arena (a launch + wait of an empty kernel spends most of its time
+  // there otherwise).
+  if (tasks == 1 || (!remainder && main.totalGroups() == 1)) {
+    runGroupsTimed(entry, main, args, 0, main.totalGroups(), workNanos);
+    if (remainder)
+      runGroupsTimed(entry, tail, args, 0, tail.totalGroups(), workNanos);
+  } else {
+    hostDevice()->arena.execute([&] {
+      runBlock(entry, main, args, tasks, workNanos);
+      if (remainder)
+        runBlock(entry, tail, args, tasks, workNanos);
+    });
+  }
+  if (cost)
+    recordLaunch(*cost, items, workNanos.load(std::memory_order_relaxed));
 }
 
 } // namespace dpk::host

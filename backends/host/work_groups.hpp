@@ -3,6 +3,7 @@
 #define DPK_BACKENDS_HOST_WORK_GROUPS_HPP
 
 #include "dpk/plugin.h"
+#include "launch_cost.hpp"
 
 #include <cstdint>
 #include <string>
@@ -33,8 +34,11 @@ struct GroupShape {
 dpk_status_t chooseGroupShape(const dpk_launch_config_t &config, const dpk_host_kernel_entry_t &entry,
                               GroupShape &out, std::string &error);
 
-/// Runs every work-group of the launch on the task arena and returns when all finished.
-void runLaunch(const dpk_host_kernel_entry_t &entry, const GroupShape &shape, const ArgumentPack &args);
+/// Runs every work-group of the launch and returns when all finished: on the task arena, split
+/// as the kernel's `cost` of earlier launches suggests (launch_cost.hpp; null: as oneTBB's
+/// partitioner sees fit), and records this launch's cost there.
+void runLaunch(const dpk_host_kernel_entry_t &entry, const GroupShape &shape, const ArgumentPack &args,
+               LaunchCost *cost);
 
 } // namespace dpk::host
 

@@ -11,7 +11,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <numeric>
 #include <thread>
 #include <vector>
@@ -21,6 +24,9 @@ namespace {
 class HostBackend : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
+    // Tasks of 1 ms of expected work (launch_cost.hpp), unless the run sets its own: every
+    // repeated launch here is far below that, also under sanitizers.
+    setenv("DPK_HOST_TASK_WORK_NS", "1000000", 0);
     handle = dlopen(DPK_HOST_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
     ASSERT_NE(handle, nullptr) << dlerror();
     auto entry = reinterpret_cast<dpk_plugin_get_dispatch_fn>(dlsym(handle, DPK_PLUGIN_ENTRY_SYMBOL));
@@ -89,6 +95,21 @@ void countItems(const dpk_host_work_group_t *group, void *const *args) {
   auto *hits = *static_cast<std::atomic<int> *const *>(args[0]);
   for (uint64_t l = 0; l < group->local_size[0]; ++l)
     hits[group->group_id[0] * group->local_size[0] + l].fetch_add(1);
+}
+
+// Counts calls of every work-item, and groups run on a thread other than `*submitter`; each
+// group takes 20 us (long enough for oneTBB to hand groups to other threads when it may).
+void countItemsAndThreads(const dpk_host_work_group_t *group, void *const *args) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  auto *hits = *static_cast<std::atomic<int> *const *>(args[0]);
+  auto *foreign = *static_cast<std::atomic<int> *const *>(args[1]);
+  auto *submitter = *static_cast<std::thread::id *const *>(args[2]);
+  for (uint64_t l = 0; l < group->local_size[0]; ++l)
+    hits[group->group_id[0] * group->local_size[0] + l].fetch_add(1);
+  if (std::this_thread::get_id() != *submitter)
+    foreign->fetch_add(1);
 }
 
 TEST_F(HostBackend, DevicePropertiesDescribeTheMachine) {
@@ -276,6 +297,39 @@ TEST_F(HostBackend, RejectsLaunchesBeyondItsLimitsWithReasons) {
   EXPECT_EQ(table.kernel_create(&missing, program, "nope"), DPK_ERROR_NOT_FOUND);
   table.program_release(program);
   table.kernel_release(specialized);
+  table.kernel_release(kernel);
+}
+
+// The launch cost model (backends/host/launch_cost.hpp): once a kernel has run, a launch whose
+// measured work is below one task's (1 ms here, SetUpTestSuite) runs on the submitting thread
+// without entering the arena, and every work-item still runs exactly once, remainder included.
+TEST_F(HostBackend, CheapLaunchesOfAKnownKernelRunOnTheSubmittingThread) {
+  const char *setting = std::getenv("DPK_HOST_TASK_WORK_NS");
+  if (setting && std::string(setting) == "0")
+    GTEST_SKIP() << "DPK_HOST_TASK_WORK_NS=0 turns the cost model off";
+  dpk_host_kernel_entry_t entry{"count_threads", DPK_HOST_KERNEL_GROUP,
+                                reinterpret_cast<void (*)(void)>(countItemsAndThreads), {0, 0, 0}};
+  dpk_pl_kernel_t kernel = makeKernel(entry);
+  std::thread::id submitter = std::this_thread::get_id();
+  const uint64_t sizes[] = {259, 259, 35}; // 16 groups of 16 and a remainder of 3; 2 and 3
+  for (int launch = 0; launch < 3; ++launch) {
+    const uint64_t items = sizes[launch];
+    std::vector<std::atomic<int>> hits(items);
+    std::atomic<int> foreign{0};
+    void *pointers[3] = {hits.data(), &foreign, &submitter};
+    dpk_kernel_arg_t args[3];
+    for (int i = 0; i < 3; ++i)
+      args[i] = dpk_kernel_arg_t{DPK_ARG_POINTER, sizeof(void *), &pointers[i]};
+    dpk_launch_config_t range{1, {items, 1, 1}, {0, 0, 0}};
+    ASSERT_EQ(table.enqueue_launch(nullptr, queue, kernel, &range, 3, args, 0, nullptr), DPK_SUCCESS);
+    ASSERT_EQ(table.queue_finish(queue), DPK_SUCCESS);
+    for (uint64_t i = 0; i < items; ++i)
+      ASSERT_EQ(hits[i].load(), 1) << "item " << i << " of " << items;
+    // The first launch measures the kernel (oneTBB may run its groups anywhere); later ones
+    // expect well under 1 ms of work and stay on this thread.
+    if (launch > 0)
+      EXPECT_EQ(foreign.load(), 0) << "launch " << launch << " of " << items << " items";
+  }
   table.kernel_release(kernel);
 }
 

@@ -1,0 +1,51 @@
+// launch_cost.cpp - the host launch cost model (launch_cost.hpp).
+#include "launch_cost.hpp"
+
+#include <cstdlib>
+
+namespace dpk::host {
+namespace {
+
+// Expected work per task. A task handed to another thread costs that thread's wake-up and a
+// steal, a few microseconds on the 16-core Xeon of the GPU machine (a one-group launch there
+// takes 3.4 us, two groups 6.7 us); chosen from the measurements in docs/benchmarks.md.
+constexpr uint64_t kDefaultTaskWorkNanos = 5000;
+
+uint64_t readTaskWorkNanos() {
+  const char *text = std::getenv("DPK_HOST_TASK_WORK_NS");
+  if (!text || !*text)
+    return kDefaultTaskWorkNanos;
+  char *end = nullptr;
+  unsigned long long value = std::strtoull(text, &end, 10);
+  return end && *end == '\0' ? value : kDefaultTaskWorkNanos;
+}
+
+} // namespace
+
+uint64_t taskWorkNanos() {
+  static const uint64_t nanos = readTaskWorkNanos();
+  return nanos;
+}
+
+uint64_t plannedTasks(const LaunchCost &cost, uint64_t items, uint64_t threads) {
+  const uint64_t perTask = taskWorkNanos();
+  const uint64_t picos = cost.picosPerItem.load(std::memory_order_relaxed);
+  if (perTask == 0 || picos == 0 || items == 0)
+    return 0;
+  // Work in nanoseconds, without overflow for any launch that fits 64 bits of work-items.
+  const long double work = static_cast<long double>(items) * picos / 1000.0L;
+  const long double tasks = work / perTask;
+  if (tasks >= static_cast<long double>(threads))
+    return 0;
+  return tasks < 1.0L ? 1 : static_cast<uint64_t>(tasks + 0.5L);
+}
+
+void recordLaunch(LaunchCost &cost, uint64_t items, uint64_t workNanos) {
+  if (items == 0)
+    return;
+  // At least 1 ps: zero means "not measured".
+  const uint64_t picos = static_cast<uint64_t>(static_cast<long double>(workNanos) * 1000.0L / items);
+  cost.picosPerItem.store(picos ? picos : 1, std::memory_order_relaxed);
+}
+
+} // namespace dpk::host
