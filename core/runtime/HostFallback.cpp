@@ -62,14 +62,17 @@ Error copyBack(const std::map<void *, MigratedAllocation> &migrated, Device &fai
 } // namespace
 
 Error checkPlacement(const MarshalledArgs &args, const Device &device, const std::string &kernel) {
+  // The usual case, one device with device memory, costs two atomic loads and no gathering.
+  AllocationTable &allocations = Registry::get().allocations();
+  if (allocations.noOtherDeviceHoldsMemory(&device))
+    return Error::success();
   const auto &pointerArgs = args.pointerArgs();
   InlineVector<const void *, MarshalledArgs::InlineArgs> pointers;
   pointers.reserve(pointerArgs.size());
   for (size_t index : pointerArgs)
     pointers.push_back(args.pointer(index));
   std::optional<std::pair<size_t, Allocation>> foreign =
-      Registry::get().allocations().firstInOtherDevicesMemory(pointers.data(), pointers.size(),
-                                                               &device);
+      allocations.firstInOtherDevicesMemory(pointers.data(), pointers.size(), &device);
   if (!foreign)
     return Error::success();
   const Allocation &allocation = foreign->second;

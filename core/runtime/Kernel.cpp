@@ -8,7 +8,10 @@
 namespace dpk::runtime {
 
 Kernel::Kernel(Ref<Program> program, std::string name)
-    : RefCounted(HandleKind::Kernel), program_(std::move(program)), name_(std::move(name)) {}
+    : RefCounted(HandleKind::Kernel), program_(std::move(program)), name_(std::move(name)) {
+  static std::atomic<uint64_t> lastSerial{0};
+  serial_ = ++lastSerial; // from 1: 0 is "no kernel" (Queue's last eventless launch)
+}
 
 Expected<Ref<Kernel>> Kernel::create(Program &program, const std::string &name) {
   Ref<Kernel> kernel = Ref<Kernel>::adopt(new Kernel(Ref<Program>::share(&program), name));
@@ -25,6 +28,8 @@ Expected<Ref<Kernel>> Kernel::create(Program &program, const std::string &name) 
       kernel->laneChoice_ = ir::chooseLaneMapping(*function, *program.module());
       kernel->rangeGuardable_ = compiler::rangeGuardApplies(*function, *program.module());
       kernel->privateBytes_ = compiler::privateMemoryBytes(*function, *program.module());
+      for (const ir::Value *param : function->params)
+        kernel->hasViewParameters_ = kernel->hasViewParameters_ || param->type.isView();
       return kernel;
     }
     std::string known;

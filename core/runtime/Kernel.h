@@ -4,6 +4,7 @@
 
 #include "compiler/Compiler.h"
 #include "ir/LaneMapping.h"
+#include "runtime/LaunchPlan.h"
 #include "runtime/Program.h"
 
 #include <array>
@@ -21,6 +22,8 @@ public:
 
   Program &program() const { return *program_; }
   const std::string &name() const { return name_; }
+  /// A number no other kernel of the process has (addresses are reused once a kernel goes).
+  uint64_t serial() const { return serial_; }
   /// IR kernels: the function, and its ABI after view expansion. Null/empty otherwise.
   const ir::Function *function() const { return function_; }
   const std::vector<compiler::AbiArg> &abi() const { return abi_; }
@@ -38,6 +41,11 @@ public:
   bool rangeGuardable() const { return rangeGuardable_; }
   /// IR kernels: private memory per work-item, through calls (compiler::privateMemoryBytes).
   uint64_t privateBytes() const { return privateBytes_; }
+  /// IR kernels with a view parameter, whose builds depend on the innermost strides a launch
+  /// passes (Specialization::unitInnerStrideViews).
+  bool hasViewParameters() const { return hasViewParameters_; }
+  /// The plans of launches that passed every check (LaunchPlan.h).
+  LaunchPlanCache &launchPlans() { return launchPlans_; }
 
   /// The plugin kernel of this kernel built for `device` with `spec` (Program::build, then the
   /// build's kernel). The last few answers are remembered here: a warm launch finds its
@@ -58,6 +66,7 @@ private:
 
   Ref<Program> program_;
   std::string name_;
+  uint64_t serial_;
   const ir::Function *function_ = nullptr;
   std::vector<compiler::AbiArg> abi_;
   unsigned dimensionsUsed_ = 0;
@@ -65,6 +74,8 @@ private:
   std::atomic<bool> laneChoiceReported_{false};
   bool rangeGuardable_ = false;
   uint64_t privateBytes_ = 0;
+  bool hasViewParameters_ = false;
+  LaunchPlanCache launchPlans_;
   std::mutex memoMutex_;
   std::array<NativeMemo, MemoSize> memo_;
   size_t memoNext_ = 0; ///< the slot the next new answer replaces (round robin)

@@ -15,24 +15,37 @@ LastErrorSlot &slot() {
   return lastError;
 }
 
+// Whether this thread's slot may hold something to clear. Every C API entry point clears the
+// slot, twice per launch + wait: the slot (a thread_local with a destructor) costs a
+// __tls_get_addr call and a guard check, this flag, in initial-exec TLS, one load (as the
+// rejection flag of PluginValidation.cpp; a byte of the static TLS surplus).
+__attribute__((tls_model("initial-exec"))) thread_local bool slotInUse = false;
+
 } // namespace
 
 void clearLastError() {
+  if (!slotInUse)
+    return;
   LastErrorSlot &last = slot();
   last.message.clear();
   last.nativeCode = 0;
   last.pendingNativeCode = 0;
+  slotInUse = false;
 }
 
 void setLastError(const std::string &message) {
   LastErrorSlot &last = slot();
   last.message = message;
   last.nativeCode = last.pendingNativeCode;
+  slotInUse = true;
 }
 
 const char *lastErrorMessage() { return slot().message.c_str(); }
 int32_t lastErrorNativeCode() { return slot().nativeCode; }
-void noteNativeCode(int32_t nativeCode) { slot().pendingNativeCode = nativeCode; }
+void noteNativeCode(int32_t nativeCode) {
+  slot().pendingNativeCode = nativeCode;
+  slotInUse = true;
+}
 
 const char *statusName(const dpk_status_t &statusArgument) {
   int status = enumValue(statusArgument);

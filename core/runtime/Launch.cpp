@@ -257,88 +257,99 @@ static Error checkDimensionsUsed(const Kernel &kernel, const dpk_launch_config_t
                    sizesText(config.global_size, config.dims) + ")");
 }
 
-Error marshalArguments(const Kernel &kernel, const LaunchArg *args, uint32_t count,
-                       MarshalledArgs &out) {
+/// An argument's own problem: "kernel 'k': argument i <problem>". Out of line, with the index
+/// by value: a message lambda capturing the loop index kept it in memory on every launch.
+static Error argumentError(const Kernel &kernel, uint32_t index, const std::string &problem) {
+  return Error(DPK_ERROR_INVALID_ARGUMENT,
+               "kernel '" + kernel.name() + "': argument " + std::to_string(index) + problem);
+}
+
+Error expandArguments(const Kernel &kernel, const LaunchArg *args, uint32_t count,
+                      MarshalledArgs &out) {
   size_t pointerCount = 0;
   size_t scalarCount = 0;
   for (uint32_t i = 0; i < count; ++i) {
     const LaunchArg &arg = args[i];
-    auto where = [&] { return "kernel '" + kernel.name() + "': argument " + std::to_string(i); };
     switch (arg.kind) {
     case LaunchArgKind::Pointer:
       ++pointerCount;
       continue;
     case LaunchArgKind::Scalar:
       if (!arg.value || arg.size == 0)
-        return Error(DPK_ERROR_INVALID_ARGUMENT, where() + " is a scalar without a value or size");
+        return argumentError(kernel, i, " is a scalar without a value or size");
       continue;
     case LaunchArgKind::Local:
       if (arg.size == 0)
-        return Error(DPK_ERROR_INVALID_ARGUMENT, where() + " asks for 0 bytes of local memory");
+        return argumentError(kernel, i, " asks for 0 bytes of local memory");
       continue;
     case LaunchArgKind::View:
       assert(arg.view && "a view argument without its ViewArg");
       if (arg.view->ndim < 1 || arg.view->ndim > 3)
-        return Error(DPK_ERROR_INVALID_ARGUMENT,
-                     where() + " is a view of " + std::to_string(arg.view->ndim) +
-                         " dimensions; views have 1 to 3");
+        return argumentError(kernel, i,
+                             " is a view of " + std::to_string(arg.view->ndim) +
+                                 " dimensions; views have 1 to 3");
       ++pointerCount;
       scalarCount += 2u * arg.view->ndim;
       continue;
     }
   }
 
-  out.pointers_.reserve(pointerCount);
-  out.viewScalars_.reserve(scalarCount);
-  // Exact sizes up front (beyond the inline storage: one allocation per list, and the addresses
-  // args_ takes stay valid). Every user argument is one launch argument, plus 2 * rank scalars
-  // per view.
+  // Every list at its final size before anything is written: the addresses args_ takes into
+  // pointers_ and viewScalars_ stay valid, and the loop below writes through plain pointers
+  // (this runs on every launch, planned ones too). Every user argument is one launch argument,
+  // plus 2 * rank scalars per view.
   size_t expanded = count + scalarCount;
-  out.args_.reserve(expanded);
-  out.userIndex_.reserve(expanded);
-  out.pointerArgs_.reserve(pointerCount);
+  out.args_.resize(expanded);
+  out.userIndex_.resize(expanded);
+  out.pointers_.resize(pointerCount);
+  out.pointerArgs_.resize(pointerCount);
+  out.viewScalars_.resize(scalarCount);
+  dpk_kernel_arg_t *launchArgs = out.args_.data();
+  unsigned *userIndex = out.userIndex_.data();
+  void **pointers = out.pointers_.data();
+  size_t *pointerArgs = out.pointerArgs_.data();
+  int64_t *viewScalars = out.viewScalars_.data();
+  size_t next = 0; // the next launch argument
   for (uint32_t i = 0; i < count; ++i) {
     const LaunchArg &arg = args[i];
-    auto pushPointer = [&](void *address) {
-      out.pointers_.push_back(address);
-      out.pointerArgs_.push_back(out.args_.size());
-      out.args_.push_back({DPK_ARG_POINTER, sizeof(void *), &out.pointers_.back()});
-      out.userIndex_.push_back(i);
+    auto addPointer = [&](void *address) {
+      *pointers = address;
+      *pointerArgs++ = next;
+      launchArgs[next] = {DPK_ARG_POINTER, sizeof(void *), pointers++};
+      userIndex[next++] = i;
     };
     switch (arg.kind) {
     case LaunchArgKind::Pointer:
-      pushPointer(const_cast<void *>(arg.value));
+      addPointer(const_cast<void *>(arg.value));
       continue;
     case LaunchArgKind::Scalar:
-      out.args_.push_back({DPK_ARG_SCALAR, arg.size, arg.value});
-      out.userIndex_.push_back(i);
+      launchArgs[next] = {DPK_ARG_SCALAR, arg.size, arg.value};
+      userIndex[next++] = i;
       continue;
     case LaunchArgKind::Local:
-      out.args_.push_back({DPK_ARG_LOCAL, arg.size, nullptr});
-      out.userIndex_.push_back(i);
+      launchArgs[next] = {DPK_ARG_LOCAL, arg.size, nullptr};
+      userIndex[next++] = i;
       out.localBytes_ += arg.size;
       continue;
     case LaunchArgKind::View:
-      pushPointer(arg.view->data);
+      addPointer(arg.view->data);
       for (const int64_t *values : {arg.view->shape, arg.view->strides}) {
         for (uint32_t d = 0; d < arg.view->ndim; ++d) {
-          out.viewScalars_.push_back(values[d]);
-          out.args_.push_back({DPK_ARG_SCALAR, sizeof(int64_t), &out.viewScalars_.back()});
-          out.userIndex_.push_back(i);
+          *viewScalars = values[d];
+          launchArgs[next] = {DPK_ARG_SCALAR, sizeof(int64_t), viewScalars++};
+          userIndex[next++] = i;
         }
       }
       continue;
     }
   }
-  if (kernel.hasSignature())
-    return checkSignature(kernel, out, count);
   return Error::success();
 }
 
 /// Bit i set: IR parameter i is a view whose innermost stride is 1 in this launch. Its ABI
 /// arguments are pointer, shape..., strides... (Compiler.h), so the stride is the last of them.
 static uint32_t unitInnerStrideViews(const Kernel &kernel, const MarshalledArgs &args) {
-  if (!kernel.hasSignature())
+  if (!kernel.hasViewParameters())
     return 0;
   const std::vector<compiler::AbiArg> &abi = kernel.abi();
   const MarshalledArgs::ArgList &launchArgs = args.args();
@@ -360,14 +371,6 @@ static uint32_t unitInnerStrideViews(const Kernel &kernel, const MarshalledArgs 
   }
   return mask;
 }
-
-/// The native kernels a launch runs: `whole` for one launch of the range, or the builds its
-/// pieces need (compiler::RangeGuardKind: `offsets` for the bulk, `guarded` for the rest).
-struct PreparedKernels {
-  dpk_pl_kernel_t whole = nullptr;
-  dpk_pl_kernel_t offsets = nullptr;
-  dpk_pl_kernel_t guarded = nullptr;
-};
 
 static Expected<dpk_pl_kernel_t> buildFor(Device &device, Kernel &kernel,
                                           const dpk_launch_config_t &config,
@@ -431,12 +434,14 @@ static Expected<PreparedKernels> prepareOnDevice(Device &device, Kernel &kernel,
 }
 
 /// One plugin launch of `config` (dims entries; the rest is filled in here) with `args`.
+/// `planned`: the launch has a plan, so the plugin boundary's checks passed for its shape
+/// already (ValidatedDispatch::enqueueLaunchPlanned).
 static Expected<dpk_pl_event_t> enqueueOne(Device &device, dpk_pl_queue_t nativeQueue,
                                            dpk_pl_kernel_t native, const std::string &kernel,
                                            const dpk_launch_config_t &config, size_t numArgs,
                                            const dpk_kernel_arg_t *args,
                                            const std::vector<dpk_pl_event_t> &deps,
-                                           bool wantEvent) {
+                                           bool wantEvent, bool planned) {
   dpk_launch_config_t pluginConfig = config;
   bool backendPicks = isRangeLaunch(config);
   if (backendPicks) {
@@ -448,9 +453,14 @@ static Expected<dpk_pl_event_t> enqueueOne(Device &device, dpk_pl_queue_t native
     pluginConfig.local_size[d] = backendPicks ? 0 : 1;
   }
   dpk_pl_event_t event = nullptr;
-  dpk_status_t status = device.plugin().table.enqueue_launch(
-      wantEvent ? &event : nullptr, nativeQueue, native, &pluginConfig,
-      static_cast<uint32_t>(numArgs), args, static_cast<uint32_t>(deps.size()), deps.data());
+  const ValidatedDispatch &table = device.plugin().table;
+  dpk_status_t status =
+      planned ? table.enqueueLaunchPlanned(wantEvent ? &event : nullptr, nativeQueue, native,
+                                           &pluginConfig, static_cast<uint32_t>(numArgs), args,
+                                           static_cast<uint32_t>(deps.size()), deps.data())
+              : table.enqueue_launch(wantEvent ? &event : nullptr, nativeQueue, native,
+                                     &pluginConfig, static_cast<uint32_t>(numArgs), args,
+                                     static_cast<uint32_t>(deps.size()), deps.data());
   if (status != DPK_SUCCESS)
     return device.plugin().check(status,
                                  "launching kernel '" + kernel + "' on " + device.describe());
@@ -468,11 +478,11 @@ static Expected<dpk_pl_event_t> enqueueOnDevice(Device &device, dpk_pl_queue_t n
                                                 const DeviceRange &range,
                                                 const MarshalledArgs &args,
                                                 const std::vector<dpk_pl_event_t> &deps,
-                                                bool wantEvent = true) {
+                                                bool wantEvent = true, bool planned = false) {
   const MarshalledArgs::ArgList &given = args.args();
   if (range.pieceCount == 0)
     return enqueueOne(device, nativeQueue, prepared.whole, kernel, range.config, given.size(),
-                      given.data(), deps, wantEvent);
+                      given.data(), deps, wantEvent, planned);
   // The builds of a piece take the real sizes and the piece's offsets last.
   const uint32_t dims = range.config.dims;
   std::vector<dpk_kernel_arg_t> withRange;
@@ -493,7 +503,7 @@ static Expected<dpk_pl_event_t> enqueueOnDevice(Device &device, dpk_pl_queue_t n
     Expected<dpk_pl_event_t> submitted =
         enqueueOne(device, nativeQueue, piece.guarded ? prepared.guarded : prepared.offsets,
                    kernel, piece.config, withRange.size(), withRange.data(),
-                   i == 0 ? deps : noDeps, last && wantEvent);
+                   i == 0 ? deps : noDeps, last && wantEvent, planned);
     if (!submitted)
       return submitted.takeError();
     event = *submitted;
@@ -537,6 +547,80 @@ static Expected<Ref<Event>> routeByPolicy(Queue &queue, Kernel &kernel,
   return runOnHost(queue, kernel, config, args, deps, DPK_ERROR_PLACEMENT, cause);
 }
 
+/// Whether a launch asks its plugin for an event. An event costs a record per launch and a wait
+/// per event (most of an empty launch on a GPU): it is asked for only when someone can use it.
+/// Without one, the queue's wait learns of an asynchronous failure from queue_finish and names
+/// the kernel (Queue.h).
+static bool wantsPluginEvent(const Queue &queue, bool wantEvent) {
+  return wantEvent || diagnosticsEnabled(3) || !queue.finishReportsFailures();
+}
+
+/// What follows a submission the device accepted: the event is tracked (or the eventless launch
+/// counted) and, at diagnostics level 1 and up, the launch reported. `config` is the caller's.
+static Expected<Ref<Event>> recordLaunch(Queue &queue, Kernel &kernel,
+                                         const dpk_launch_config_t &config,
+                                         const MarshalledArgs &launchArgs,
+                                         dpk_pl_event_t submitted, bool pluginEvent,
+                                         std::chrono::steady_clock::time_point start) {
+  Device &device = queue.device();
+  const std::string &name = kernel.name();
+  Ref<Event> event;
+  if (pluginEvent) {
+    event = Event::fromPlugin(device, submitted, "launch", name);
+    queue.track(event);
+  } else {
+    queue.noteEventlessLaunch(kernel);
+  }
+  if (!diagnosticsEnabled(1))
+    return event;
+  diag::Fields fields = {{"kernel", name},
+                         {"device", device.filterString()},
+                         {"name", std::string_view(device.name())}};
+  if (diagnosticsEnabled(3)) {
+    // Level 3 times each launch: wait here (the outcome is reported again at the caller's wait).
+    Error outcome = event->wait();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count();
+    fields.push_back({"range", isRangeLaunch(config) ? "range" : "nd_range"});
+    fields.push_back({"global", sizesText(config.global_size, config.dims)});
+    fields.push_back({"local", isRangeLaunch(config)
+                                   ? std::string("auto")
+                                   : sizesText(config.local_size, config.dims)});
+    fields.push_back({"args", static_cast<unsigned long long>(launchArgs.args().size())});
+    fields.push_back({"time_ms", ms});
+    fields.push_back({"ok", !outcome});
+  }
+  emitDiagnostic(1, "kernel.launch", fields);
+  return event;
+}
+
+/// A launch with a plan (LaunchPlan.h): everything its key decides passed when the plan was
+/// made, so what is left is what each call brings: the placement of its pointers, its
+/// dependencies and the submission, in the order the full path has them.
+static Expected<Ref<Event>> launchPlanned(Queue &queue, Kernel &kernel,
+                                          const dpk_launch_config_t &config,
+                                          const LaunchPlan &plan, MarshalledArgs &launchArgs,
+                                          const std::vector<Event *> &deps, bool wantEvent) {
+  Device &device = queue.device();
+  const std::string &name = kernel.name();
+  if (Error error = checkPlacement(launchArgs, device, name))
+    return error;
+  Expected<std::vector<dpk_pl_event_t>> natives = queue.resolveDependencies(deps);
+  if (!natives)
+    return natives.takeError();
+  bool pluginEvent = wantsPluginEvent(queue, wantEvent);
+  std::chrono::steady_clock::time_point start;
+  if (diagnosticsEnabled(3))
+    start = std::chrono::steady_clock::now();
+  Expected<dpk_pl_event_t> submitted =
+      enqueueOnDevice(device, queue.native(), plan.kernels, name, plan.range, launchArgs,
+                      *natives, pluginEvent, /*planned=*/true);
+  if (!submitted)
+    return fallBackOrFail(queue, kernel, plan.launch, launchArgs, deps, submitted.takeError());
+  return recordLaunch(queue, kernel, config, launchArgs, *submitted, pluginEvent, start);
+}
+
 Expected<Ref<Event>> launchKernel(Queue &queue, Kernel &kernel, const dpk_launch_config_t &config,
                                   const LaunchArg *args, uint32_t numArgs,
                                   const std::vector<Event *> &deps, bool wantEvent) {
@@ -551,13 +635,29 @@ Expected<Ref<Event>> launchUnchecked(Queue &queue, Kernel &kernel,
                                      bool wantEvent) {
   Device &device = queue.device();
   const std::string &name = kernel.name();
+  // Arguments whose values pass expansion may match a plan. Any other launch, and a launch of a
+  // new shape, takes the full path below, which reports errors in the order Launch.h gives.
+  MarshalledArgs launchArgs;
+  Error expansion = expandArguments(kernel, args, numArgs, launchArgs);
+  uint32_t unitStrideViews = 0;
+  if (!expansion) {
+    unitStrideViews = unitInnerStrideViews(kernel, launchArgs);
+    LaunchPlanCache::Found plan =
+        kernel.launchPlans().find(device, queue.inOrder(), config, launchArgs, unitStrideViews);
+    if (plan)
+      return launchPlanned(queue, kernel, config, *plan, launchArgs, deps, wantEvent);
+  }
+
   if (Error error = validateRange(config, name))
     return error;
   if (Error error = checkDimensionsUsed(kernel, config))
     return error;
-  MarshalledArgs launchArgs;
-  if (Error error = marshalArguments(kernel, args, numArgs, launchArgs))
-    return error;
+  if (expansion)
+    return expansion;
+  if (kernel.hasSignature()) {
+    if (Error error = checkSignature(kernel, launchArgs, numArgs))
+      return error;
+  }
   if (Error error = checkPlacement(launchArgs, device, name))
     return error;
   // Range kernels run with the dimension whose accesses are contiguous on the fastest lanes
@@ -596,10 +696,7 @@ Expected<Ref<Event>> launchUnchecked(Queue &queue, Kernel &kernel,
   Expected<PreparedKernels> native = prepareOnDevice(device, kernel, range, launchArgs);
   if (!native)
     return fallBackOrFail(queue, kernel, launch, launchArgs, deps, native.takeError());
-  // A plugin event costs a record per launch and a wait per event (most of an empty launch on a
-  // GPU): it is asked for only when someone can use it. Without one, the queue's wait learns of
-  // an asynchronous failure from queue_finish and names the kernel (Queue.h).
-  bool pluginEvent = wantEvent || diagnosticsEnabled(3) || !queue.finishReportsFailures();
+  bool pluginEvent = wantsPluginEvent(queue, wantEvent);
   // Only level 3 times launches; reading the clock is not free on the per-launch path.
   std::chrono::steady_clock::time_point start;
   if (diagnosticsEnabled(3))
@@ -608,36 +705,10 @@ Expected<Ref<Event>> launchUnchecked(Queue &queue, Kernel &kernel,
                                                        range, launchArgs, *natives, pluginEvent);
   if (!submitted)
     return fallBackOrFail(queue, kernel, launch, launchArgs, deps, submitted.takeError());
-
-  Ref<Event> event;
-  if (pluginEvent) {
-    event = Event::fromPlugin(device, *submitted, "launch", name);
-    queue.track(event);
-  } else {
-    queue.noteEventlessLaunch(name);
-  }
-  if (!diagnosticsEnabled(1))
-    return event;
-  diag::Fields fields = {{"kernel", name},
-                         {"device", device.filterString()},
-                         {"name", std::string_view(device.name())}};
-  if (diagnosticsEnabled(3)) {
-    // Level 3 times each launch: wait here (the outcome is reported again at the caller's wait).
-    Error outcome = event->wait();
-    double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count();
-    fields.push_back({"range", isRangeLaunch(config) ? "range" : "nd_range"});
-    fields.push_back({"global", sizesText(config.global_size, config.dims)});
-    fields.push_back({"local", isRangeLaunch(config)
-                                   ? std::string("auto")
-                                   : sizesText(config.local_size, config.dims)});
-    fields.push_back({"args", static_cast<unsigned long long>(launchArgs.args().size())});
-    fields.push_back({"time_ms", ms});
-    fields.push_back({"ok", !outcome});
-  }
-  emitDiagnostic(1, "kernel.launch", fields);
-  return event;
+  // The device took it: the next launch of this shape need not check or prepare again.
+  kernel.launchPlans().remember(device, queue.inOrder(), config, launchArgs, unitStrideViews,
+                                LaunchPlan{launch, range, *native});
+  return recordLaunch(queue, kernel, config, launchArgs, *submitted, pluginEvent, start);
 }
 
 } // namespace dpk::runtime

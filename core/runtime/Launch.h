@@ -11,6 +11,9 @@
 //     shape from the core, DeviceRange), and local memory.
 // Then the kernel is built for the device (compile errors surface here, synchronously) and
 // submitted. A compile, launch or out-of-memory failure goes to the policy's fallback rule.
+// A launch that repeats the kernel, queue order and device, configuration and argument kinds
+// and sizes of one that passed all this takes that launch's plan (LaunchPlan.h) instead: it
+// checks its argument values and placement and submits.
 #ifndef DPK_CORE_RUNTIME_LAUNCH_H
 #define DPK_CORE_RUNTIME_LAUNCH_H
 
@@ -74,12 +77,12 @@ public:
   unsigned userIndex(size_t argIndex) const { return userIndex_[argIndex]; }
   uint64_t localMemoryBytes() const { return localBytes_; }
 
-  friend Error marshalArguments(const Kernel &kernel, const LaunchArg *args, uint32_t count,
-                                MarshalledArgs &out);
+  friend Error expandArguments(const Kernel &kernel, const LaunchArg *args, uint32_t count,
+                               MarshalledArgs &out);
 
 private:
   // Inline storage: a launch marshals on the stack (InlineVector.h says why). args_ points into
-  // pointers_ and viewScalars_, which are reserved to their final sizes before it does.
+  // pointers_ and viewScalars_, which are sized to their final sizes before it does.
   ArgList args_;
   InlineVector<void *, InlineArgs> pointers_;
   InlineVector<int64_t, InlineArgs> viewScalars_;
@@ -125,10 +128,11 @@ DeviceRange deviceRangeFor(const Device &device, const Kernel &kernel,
 Error validateForDevice(const DeviceRange &range, const dpk_launch_config_t &config,
                         const MarshalledArgs &args, const Device &device,
                         const std::string &kernel);
-/// Expands views into `out` (a fresh MarshalledArgs) and checks the arguments against an IR
-/// kernel's signature.
-Error marshalArguments(const Kernel &kernel, const LaunchArg *args, uint32_t count,
-                       MarshalledArgs &out);
+/// Checks each argument on its own (a scalar has a value and a size, local memory a size, a view
+/// 1 to 3 dimensions) and expands views into `out` (a fresh MarshalledArgs). The launch then
+/// checks the result against an IR kernel's signature, unless a plan (LaunchPlan.h) did.
+Error expandArguments(const Kernel &kernel, const LaunchArg *args, uint32_t count,
+                      MarshalledArgs &out);
 
 /// The whole launch (see the file comment). `deps` are waited for as Queue explains. Without
 /// `wantEvent` (the caller passed no out-event) the result may be a null Ref: the launch then

@@ -82,10 +82,7 @@ std::optional<Allocation> AllocationTable::find(const void *address) const {
 std::optional<std::pair<size_t, Allocation>>
 AllocationTable::firstInOtherDevicesMemory(const void *const *addresses, size_t count,
                                            const Device *device) const {
-  // No other device holds device memory: nothing to look up. (An allocation another thread
-  // makes meanwhile cannot be among `addresses`, which the caller had before this call.)
-  size_t owners = deviceOwners_.load();
-  if (owners == 0 || (owners == 1 && soleOwner_.load() == device))
+  if (noOtherDeviceHoldsMemory(device))
     return std::nullopt;
   std::shared_lock<std::shared_mutex> lock(mutex_);
   for (size_t i = 0; i < count; ++i) {

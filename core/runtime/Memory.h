@@ -34,6 +34,14 @@ public:
   std::optional<Allocation> eraseAt(void *base);
   /// The allocation containing `address` (base <= address < base + size).
   std::optional<Allocation> find(const void *address) const;
+  /// Whether no device but `device` holds device memory, read from two atomics without a lock:
+  /// then no address a caller already has can be another device's memory. (An allocation another
+  /// thread makes meanwhile cannot be among them.) The launch path's placement check asks this
+  /// before it gathers any address.
+  bool noOtherDeviceHoldsMemory(const Device *device) const {
+    size_t owners = deviceOwners_.load();
+    return owners == 0 || (owners == 1 && soleOwner_.load() == device);
+  }
   /// The first of `count` addresses that lies in device memory of another device than
   /// `device`, with its index, looked up under one lock (the launch path's placement check).
   std::optional<std::pair<size_t, Allocation>>

@@ -323,6 +323,18 @@ dpk_status_t enqueue_gemm(dpk_pl_event_t *, dpk_pl_queue_t queue, const dpk_gemm
 #include "dpk/plugin_entries.def"
 #undef DPK_PLUGIN_ENTRY
 
+dpk_status_t ValidatedDispatch::enqueueLaunchPlanned(dpk_pl_event_t *out, dpk_pl_queue_t queue,
+                                                     dpk_pl_kernel_t kernel,
+                                                     const dpk_launch_config_t *config,
+                                                     uint32_t numArgs,
+                                                     const dpk_kernel_arg_t *args,
+                                                     uint32_t numDeps,
+                                                     const dpk_pl_event_t *deps) const {
+  // As the checked entry does: a failure is the plugin's own, not an earlier rejection's.
+  rejected = false;
+  return raw_.enqueue_launch(out, queue, kernel, config, numArgs, args, numDeps, deps);
+}
+
 const char *lastValidationFailure() { return rejected ? rejection.c_str() : nullptr; }
 
 } // namespace dpk::runtime

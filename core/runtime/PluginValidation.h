@@ -31,6 +31,15 @@ public:
 #include "dpk/plugin_entries.def"
 #undef DPK_PLUGIN_ENTRY
 
+  /// enqueue_launch without its checks, for launches with a plan (LaunchPlan.h) only. A plan
+  /// exists because a launch with the same configuration and argument kinds and sizes passed
+  /// these checks and reached the plugin; what may differ per call, the planned launch checks
+  /// itself (argument values are not null, dependencies are plugin events of its device).
+  dpk_status_t enqueueLaunchPlanned(dpk_pl_event_t *out, dpk_pl_queue_t queue,
+                                    dpk_pl_kernel_t kernel, const dpk_launch_config_t *config,
+                                    uint32_t numArgs, const dpk_kernel_arg_t *args,
+                                    uint32_t numDeps, const dpk_pl_event_t *deps) const;
+
 private:
   dpk_plugin_dispatch_t raw_{};
 };

@@ -2,6 +2,7 @@
 #include "runtime/Queue.h"
 
 #include "runtime/Device.h"
+#include "runtime/Kernel.h"
 
 namespace dpk::runtime {
 namespace {
@@ -92,23 +93,31 @@ void Queue::track(const Ref<Event> &event) {
     submitted_ = std::move(unfinished);
   }
   submitted_.push_back(event);
+  submittedCount_.store(submitted_.size());
 }
 
-void Queue::noteEventlessLaunch(const std::string &kernel) {
+void Queue::noteEventlessLaunch(const Kernel &kernel) {
+  eventlessLaunches_.fetch_add(1);
+  // The name is copied (under the lock: wait() reads it) only when another kernel launched
+  // last; the kernel's serial, unlike its address, is never reused. With several threads
+  // launching at once, "last" is any of theirs, as it would be with the copy under the lock.
+  if (lastEventlessSerial_.load() == kernel.serial())
+    return;
   std::lock_guard<std::mutex> lock(mutex_);
-  ++eventlessLaunches_;
-  lastEventlessKernel_ = kernel; // reuses the string's storage
+  lastEventlessKernel_ = kernel.name();
+  lastEventlessSerial_.store(kernel.serial());
 }
 
 Error Queue::wait() {
   std::vector<Ref<Event>> events;
-  size_t eventless = 0;
-  {
+  // Without tracked events (launches without an out-event) there is no list to take. An event
+  // tracked by another thread after this load is one submitted after this wait began.
+  if (submittedCount_.load() != 0) {
     std::lock_guard<std::mutex> lock(mutex_);
     events.swap(submitted_);
-    eventless = eventlessLaunches_;
-    eventlessLaunches_ = 0;
+    submittedCount_.store(0);
   }
+  size_t eventless = eventlessLaunches_.exchange(0);
   Error first = Error::success();
   for (Ref<Event> &event : events) {
     Error error = event->wait();

@@ -19,6 +19,8 @@
 #include "runtime/RefCounted.h"
 #include "support/Error.h"
 
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -26,6 +28,7 @@
 namespace dpk::runtime {
 
 class Device;
+class Kernel;
 
 class Queue final : public RefCounted {
 public:
@@ -53,7 +56,7 @@ public:
   bool finishReportsFailures() const { return finishReportsFailures_; }
   /// Remembers a launch of `kernel` submitted without a plugin event, so that a failure
   /// queue_finish reports at the next wait can name it.
-  void noteEventlessLaunch(const std::string &kernel);
+  void noteEventlessLaunch(const Kernel &kernel);
   /// Waits for every submitted command; the first failure names device, kernel and cause.
   Error wait();
   /// The plugin queue's native handles (out->struct_size set by the caller), for native code
@@ -68,10 +71,14 @@ private:
   dpk_pl_queue_t native_;
   uint32_t flags_;
   bool finishReportsFailures_;
+  // Launches and waits read the counts below without the lock, which guards the lists and the
+  // name: a lock and unlock cost about as much as the rest of the queue's part of a launch.
   std::mutex mutex_;
   std::vector<Ref<Event>> submitted_;
-  size_t eventlessLaunches_ = 0; // since the last wait
+  std::atomic<size_t> submittedCount_{0};       // submitted_.size(), for wait()
+  std::atomic<size_t> eventlessLaunches_{0};    // since the last wait
   std::string lastEventlessKernel_;
+  std::atomic<uint64_t> lastEventlessSerial_{0}; // Kernel::serial() of lastEventlessKernel_
 };
 
 } // namespace dpk::runtime

@@ -67,6 +67,8 @@ public:
 
 private:
   Registry() = default;
+  /// Runs start-up once per process (ensure() calls it until it has run).
+  static void start();
   Error initialize();
   void enumerateDevices(const std::shared_ptr<Plugin> &plugin, const std::string &path);
   void orderDevices();

@@ -4,7 +4,7 @@
 // Why: the per-launch path marshals a handful of arguments per launch. With std::vector each of
 // its five lists cost an allocation and a free per launch, about a fifth of the core's
 // instructions on an empty launch (docs/benchmarks.md, "C API launch overhead"). Only what that
-// path uses is here: push_back, reserve, indexing, iteration, data(); no erase or insert.
+// path uses is here: push_back, reserve, resize, indexing, iteration, data(); no erase or insert.
 #ifndef DPK_CORE_SUPPORT_INLINEVECTOR_H
 #define DPK_CORE_SUPPORT_INLINEVECTOR_H
 
@@ -33,6 +33,12 @@ public:
       std::memcpy(grown.get(), data(), size_ * sizeof(T));
     heap_ = std::move(grown);
     capacity_ = count;
+  }
+  /// `count` elements; new ones are left uninitialized for the caller to write. The launch path
+  /// sizes its lists once and fills them through data(), with no size check per element.
+  void resize(size_t count) {
+    reserve(count);
+    size_ = count;
   }
   void push_back(const T &value) {
     if (size_ == capacity_)

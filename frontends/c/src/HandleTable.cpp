@@ -11,28 +11,6 @@ HandleTable &HandleTable::get() {
   return *table;
 }
 
-HandleTable::Slot *HandleTable::slotAt(uint32_t index) const {
-  uint32_t chunk = index >> ChunkBits;
-  if (chunk >= MaxChunks)
-    return nullptr;
-  Chunk *slots = chunks_[chunk].load(std::memory_order_acquire);
-  return slots ? &(*slots)[index & (ChunkSize - 1)] : nullptr;
-}
-
-HandleTable::Slot *HandleTable::liveSlot(uint64_t handle, runtime::HandleKind kind) const {
-  uint32_t low = static_cast<uint32_t>(handle);
-  if (low == 0)
-    return nullptr;
-  Slot *slot = slotAt(low - 1);
-  if (!slot)
-    return nullptr;
-  uint32_t generation = static_cast<uint32_t>(handle >> 32);
-  if (slot->generation.load(std::memory_order_acquire) != generation ||
-      slot->kind.load(std::memory_order_acquire) != static_cast<uint32_t>(kind))
-    return nullptr;
-  return slot;
-}
-
 uint64_t HandleTable::add(runtime::RefCounted *object, runtime::HandleKind kind) {
   std::lock_guard<std::mutex> lock(mutex_);
   uint32_t index;
@@ -57,11 +35,6 @@ uint64_t HandleTable::add(runtime::RefCounted *object, runtime::HandleKind kind)
   // Published last: a lookup that sees this generation sees the object and kind above.
   slot->generation.store(generation, std::memory_order_release);
   return (static_cast<uint64_t>(generation) << 32) | (index + 1);
-}
-
-runtime::RefCounted *HandleTable::find(uint64_t handle, runtime::HandleKind kind) const {
-  Slot *slot = liveSlot(handle, kind);
-  return slot ? slot->object.load(std::memory_order_acquire) : nullptr;
 }
 
 bool HandleTable::retain(uint64_t handle, runtime::HandleKind kind) {

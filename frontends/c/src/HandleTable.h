@@ -30,7 +30,11 @@ public:
   /// A new handle owning one reference of `object` (which the caller gives up).
   uint64_t add(runtime::RefCounted *object, runtime::HandleKind kind);
   /// The object of a live handle of `kind`, or nullptr for a stale, foreign or mistyped one.
-  runtime::RefCounted *find(uint64_t handle, runtime::HandleKind kind) const;
+  /// Inline, as the lookups it makes: every entry point takes this path, a launch twice.
+  runtime::RefCounted *find(uint64_t handle, runtime::HandleKind kind) const {
+    Slot *slot = liveSlot(handle, kind);
+    return slot ? slot->object.load(std::memory_order_acquire) : nullptr;
+  }
   /// One more user reference; false when the handle is not live.
   bool retain(uint64_t handle, runtime::HandleKind kind);
   /// One user reference less; the last retires the handle and drops the object's reference.
@@ -50,9 +54,27 @@ private:
   };
   using Chunk = std::array<Slot, ChunkSize>;
 
-  Slot *slotAt(uint32_t index) const;
+  Slot *slotAt(uint32_t index) const {
+    uint32_t chunk = index >> ChunkBits;
+    if (chunk >= MaxChunks)
+      return nullptr;
+    Chunk *slots = chunks_[chunk].load(std::memory_order_acquire);
+    return slots ? &(*slots)[index & (ChunkSize - 1)] : nullptr;
+  }
   /// The live slot a handle names, or nullptr (mutex_ held or not: reads are atomic).
-  Slot *liveSlot(uint64_t handle, runtime::HandleKind kind) const;
+  Slot *liveSlot(uint64_t handle, runtime::HandleKind kind) const {
+    uint32_t low = static_cast<uint32_t>(handle);
+    if (low == 0)
+      return nullptr;
+    Slot *slot = slotAt(low - 1);
+    if (!slot)
+      return nullptr;
+    uint32_t generation = static_cast<uint32_t>(handle >> 32);
+    if (slot->generation.load(std::memory_order_acquire) != generation ||
+        slot->kind.load(std::memory_order_acquire) != static_cast<uint32_t>(kind))
+      return nullptr;
+    return slot;
+  }
 
   std::array<std::atomic<Chunk *>, MaxChunks> chunks_{};
   std::mutex mutex_; // slot allocation, user reference counts, retirement

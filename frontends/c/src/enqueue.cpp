@@ -40,6 +40,13 @@ private:
   runtime::ViewArg *views_;
 };
 
+/// "kernel 'k': argument i <problem>". Out of line, with the index by value: a message lambda
+/// capturing the loop index kept it in memory on every launch.
+Error argumentError(const runtime::Kernel &kernel, uint32_t index, const std::string &problem) {
+  return Error(DPK_ERROR_INVALID_ARGUMENT,
+               "kernel '" + kernel.name() + "': argument " + std::to_string(index) + problem);
+}
+
 /// Translates the C API's arguments into `out` (room for `count`).
 Error translateArguments(const runtime::Kernel &kernel, const dpk_arg_t *args, uint32_t count,
                          TranslatedArguments &out) {
@@ -64,13 +71,11 @@ Error translateArguments(const runtime::Kernel &kernel, const dpk_arg_t *args, u
       translated.value = nullptr;
       continue;
     }
-    auto where = [&] { return "kernel '" + kernel.name() + "': argument " + std::to_string(i); };
     if (kind != static_cast<int>(DPK_ARG_VIEW))
-      return Error(DPK_ERROR_INVALID_ARGUMENT,
-                   where() + " has unknown kind " + std::to_string(kind));
+      return argumentError(kernel, i, " has unknown kind " + std::to_string(kind));
     const auto *view = static_cast<const dpk_view_arg_t *>(arg.value);
     if (!view)
-      return Error(DPK_ERROR_INVALID_ARGUMENT, where() + " is a view with a null dpk_view_arg_t");
+      return argumentError(kernel, i, " is a view with a null dpk_view_arg_t");
     runtime::ViewArg &viewArg = out.views()[i];
     viewArg.data = view->data;
     viewArg.ndim = view->ndim;
