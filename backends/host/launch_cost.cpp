@@ -8,7 +8,9 @@ namespace {
 
 // Expected work per task. A task handed to another thread costs that thread's wake-up and a
 // steal, a few microseconds on the 16-core Xeon of the GPU machine (a one-group launch there
-// takes 3.4 us, two groups 6.7 us); chosen from the measurements in docs/benchmarks.md.
+// takes 3.4 us, two groups 6.7 us). Swept there against oneTBB's loops (docs/benchmarks.md,
+// "Host launch cost model"): 2, 5 and 10 us; 5 and 10 gave pairwise n = 64 0.58-0.66x of
+// oneTBB (0.40-0.42x without the model), 2 us 0.46-0.55x.
 constexpr uint64_t kDefaultTaskWorkNanos = 5000;
 
 uint64_t readTaskWorkNanos() {
@@ -35,9 +37,14 @@ uint64_t plannedTasks(const LaunchCost &cost, uint64_t items, uint64_t threads) 
   // Work in nanoseconds, without overflow for any launch that fits 64 bits of work-items.
   const long double work = static_cast<long double>(items) * picos / 1000.0L;
   const long double tasks = work / perTask;
-  if (tasks >= static_cast<long double>(threads))
+  if (tasks < 1.5L)
+    return 1;
+  // Work for half the threads or more gets all of them: the same sweep had nbody n = 256
+  // (about 60 us of work, 12 tasks of 16 threads) at 0.54-0.59x of oneTBB with its tasks
+  // limited and 0.70x without.
+  if (2.0L * tasks >= static_cast<long double>(threads))
     return 0;
-  return tasks < 1.0L ? 1 : static_cast<uint64_t>(tasks + 0.5L);
+  return static_cast<uint64_t>(tasks + 0.5L);
 }
 
 void recordLaunch(LaunchCost &cost, uint64_t items, uint64_t workNanos) {

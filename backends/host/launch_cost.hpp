@@ -8,7 +8,8 @@
 // loop over four row blocks). So every launch measures the work its groups took, per
 // work-item, and the next launch of the kernel is cut into about one task per
 // `taskWorkNanos()` of expected work: one task runs on the calling thread without entering
-// the arena; below one task per thread the tasks are that many; from there on oneTBB decides.
+// the arena; up to half the threads' worth the tasks are that many; from there on oneTBB
+// decides.
 // Only the schedule changes: work-groups are independent, so any split gives the same results.
 #ifndef DPK_BACKENDS_HOST_LAUNCH_COST_HPP
 #define DPK_BACKENDS_HOST_LAUNCH_COST_HPP
@@ -29,7 +30,8 @@ struct LaunchCost {
 uint64_t taskWorkNanos();
 
 /// How many tasks a launch of `items` work-items should have: 0 when nothing is known or the
-/// work fills every thread (oneTBB's partitioner decides), else 1 to threads - 1.
+/// work would keep half the threads or more busy (oneTBB's partitioner decides), else 1 (the
+/// submitting thread runs it) up to half the threads.
 uint64_t plannedTasks(const LaunchCost &cost, uint64_t items, uint64_t threads);
 
 /// Records a launch of `items` work-items whose groups took `workNanos` summed over threads.
