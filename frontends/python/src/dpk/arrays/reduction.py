@@ -83,8 +83,19 @@ def _binop(kind):
     return combine
 
 
+_OPS = {}
+
+
 def make_op(name, acc_dtype):
-    """The ReduceOp `name` accumulating in acc_dtype."""
+    """The ReduceOp `name` accumulating in acc_dtype (made once: every reduction call asks)."""
+    key = (name, acc_dtype)
+    op = _OPS.get(key)
+    if op is None:
+        op = _OPS[key] = _make_op(name, acc_dtype)
+    return op
+
+
+def _make_op(name, acc_dtype):
     acc = acc_dtype
     if acc.kind == "c" and name == "sum":
         # complex sum: two real accumulators (re, im), written interleaved as the result
