@@ -13,7 +13,6 @@
 #include <tbb/parallel_for.h>
 
 #include <cstring>
-#include <memory>
 
 namespace plugin = dpk::plugin;
 
@@ -24,16 +23,20 @@ namespace {
 constexpr size_t kParallelCopyBytes = 1u << 20;
 constexpr size_t kCopyChunk = 256u << 10;
 
-// Retains the dependencies and the new event, submits, and hands the caller its event.
-void submit(dpk_pl_queue_t queue, Command command, uint32_t numDeps, const dpk_pl_event_t *deps,
+// Retains the dependencies, makes the event the caller asked for, submits, and hands the caller
+// its event. Without one the command has no event: failures reach the queue's finish (which
+// records the first one) either way, and nothing else can name the command.
+void submit(dpk_pl_queue_t queue, Command &&command, uint32_t numDeps, const dpk_pl_event_t *deps,
             dpk_pl_event_t *outEvent) {
   for (uint32_t i = 0; i < numDeps; ++i) {
     deps[i]->retain();
     command.dependencies.push_back(deps[i]);
   }
-  auto *event = new dpk_pl_event_s();
-  if (outEvent)
+  dpk_pl_event_t event = nullptr;
+  if (outEvent) {
+    event = new dpk_pl_event_s();
     event->retain(); // the caller's reference; the queue holds the first one
+  }
   command.event = event;
   queue->submit(std::move(command));
   if (outEvent)
@@ -97,16 +100,16 @@ dpk_status_t enqueueLaunch(dpk_pl_event_t *outEvent, dpk_pl_queue_t queue, dpk_p
   if (status != DPK_SUCCESS)
     return plugin::fail(status, "enqueue_launch of '" + std::string(kernel->entry.name) + "': " + error);
 
+  Command command;
+  command.kind = Command::Kind::Launch;
+  LaunchCommand &launch = command.launch;
   // The command keeps the program alive: the caller may release its kernel right away.
   kernel->program->references.fetch_add(1, std::memory_order_relaxed);
-  std::shared_ptr<dpk_pl_program_s> program(kernel->program, [](dpk_pl_program_s *p) { p->release(); });
-  Command command;
-  command.what = "launch of '" + std::string(kernel->entry.name) + "'";
-  command.run = [program, entry = kernel->entry, cost = kernel->cost, shape,
-                 pack = ArgumentPack::copy(numArgs, args)](std::string &) {
-    runLaunch(entry, shape, pack, cost.get());
-    return DPK_SUCCESS;
-  };
+  launch.program = kernel->program;
+  launch.entry = kernel->entry;
+  launch.shape = shape;
+  launch.arguments.assign(numArgs, args);
+  launch.cost = kernel->cost.get();
   submit(queue, std::move(command), numDeps, deps, outEvent);
   return DPK_SUCCESS;
 }

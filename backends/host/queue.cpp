@@ -7,6 +7,21 @@
 
 namespace plugin = dpk::plugin;
 using dpk::host::Command;
+using dpk::host::LaunchCommand;
+
+namespace dpk::host {
+
+std::string Command::description() const {
+  switch (kind) {
+  case Kind::Launch:
+    return "launch of '" + std::string(launch.entry.name) + "'";
+  case Kind::Function:
+    return what;
+  }
+  return what;
+}
+
+} // namespace dpk::host
 
 dpk_pl_queue_s::dpk_pl_queue_s(uint32_t queueFlags)
     : flags(queueFlags), dispatcher([this] { dispatchLoop(); }) {}
@@ -34,7 +49,7 @@ static bool dependenciesComplete(const Command &command) {
   return true;
 }
 
-void dpk_pl_queue_s::submit(Command command) {
+void dpk_pl_queue_s::submit(Command &&command) {
   std::unique_lock<std::mutex> lock(mutex);
   if (!pending.empty() || running || !dependenciesComplete(command)) {
     pending.push_back(std::move(command));
@@ -66,6 +81,20 @@ dpk_status_t dpk_pl_queue_s::finish() {
   return DPK_SUCCESS;
 }
 
+// Runs the command's own work: a launch's work-groups or a function command's function.
+static dpk_status_t runBody(Command &command, std::string &cause) {
+  switch (command.kind) {
+  case Command::Kind::Launch: {
+    const LaunchCommand &launch = command.launch;
+    dpk::host::runLaunch(launch.entry, launch.shape, launch.arguments, launch.cost);
+    return DPK_SUCCESS;
+  }
+  case Command::Kind::Function:
+    return command.run(cause);
+  }
+  return DPK_ERROR_DEVICE;
+}
+
 // Runs one command: waits for its dependencies, then its body. A failed dependency fails the
 // command without running it, so no output is computed from inputs that were never produced.
 static dpk_status_t runCommand(Command &command, std::string &cause) {
@@ -73,21 +102,21 @@ static dpk_status_t runCommand(Command &command, std::string &cause) {
     if (dependency->wait() == DPK_SUCCESS)
       continue;
     std::lock_guard<std::mutex> lock(dependency->mutex);
-    cause = command.what + " not run: a dependency failed: " + dependency->cause;
+    cause = command.description() + " not run: a dependency failed: " + dependency->cause;
     return DPK_ERROR_DEVICE;
   }
   if (command.event)
     command.event->markRunning();
   try {
-    dpk_status_t status = command.run(cause);
+    dpk_status_t status = runBody(command, cause);
     if (status != DPK_SUCCESS && cause.empty())
-      cause = command.what + " failed";
+      cause = command.description() + " failed";
     return status;
   } catch (const std::bad_alloc &) {
-    cause = command.what + ": out of host memory";
+    cause = command.description() + ": out of host memory";
     return DPK_ERROR_OUT_OF_HOST_MEMORY;
   } catch (const std::exception &e) {
-    cause = command.what + ": " + e.what();
+    cause = command.description() + ": " + e.what();
     return DPK_ERROR_DEVICE;
   }
 }

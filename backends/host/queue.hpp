@@ -8,8 +8,11 @@
 #ifndef DPK_BACKENDS_HOST_QUEUE_HPP
 #define DPK_BACKENDS_HOST_QUEUE_HPP
 
-#include "event.hpp"
 #include "entries.hpp"
+#include "event.hpp"
+#include "inline_array.hpp"
+#include "program.hpp"
+#include "work_groups.hpp"
 
 #include <condition_variable>
 #include <deque>
@@ -17,16 +20,47 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <vector>
+#include <utility>
 
 namespace dpk::host {
 
-/// A unit of work. `run` returns a status and, on failure, fills `cause`.
+/// A kernel launch: what runLaunch needs. The program is retained, so `entry` (the function
+/// and the name failures give) stays valid after the caller released its kernel.
+struct LaunchCommand {
+  LaunchCommand() = default;
+  LaunchCommand(LaunchCommand &&other) noexcept
+      : program(std::exchange(other.program, nullptr)), entry(other.entry), shape(other.shape),
+        arguments(std::move(other.arguments)), cost(other.cost) {}
+  LaunchCommand &operator=(LaunchCommand &&) = delete;
+  ~LaunchCommand() {
+    if (program)
+      program->release();
+  }
+
+  dpk_pl_program_t program = nullptr; // retained
+  dpk_host_kernel_entry_t entry{};
+  GroupShape shape{};
+  ArgumentPack arguments;
+  LaunchCost *cost = nullptr; // the program entry's
+};
+
+/// A unit of work: a kernel launch, or a function (copies, fills, GEMMs). A launch is the
+/// common command and carries its own fields, so submitting one allocates nothing and formats
+/// no text (its description is built only when a failure needs it).
 struct Command {
-  std::string what; // "launch of 'vadd'", "copy of 4096 bytes": named in failures
-  std::vector<dpk_pl_event_t> dependencies; // retained; released after the command ran
-  dpk_pl_event_t event = nullptr;           // retained for the queue
+  enum class Kind { Launch, Function };
+
+  Kind kind = Kind::Function;
+  InlineArray<dpk_pl_event_t, 4> dependencies; // retained; released after the command ran
+  dpk_pl_event_t event = nullptr; // retained for the queue; null when the caller wants none
+  LaunchCommand launch;           // Kind::Launch
+  // Kind::Function: `run` returns a status and, on failure, fills `cause`; `what` ("copy of
+  // 4096 bytes") names the command in failures.
+  std::string what;
   std::function<dpk_status_t(std::string &cause)> run;
+
+  /// What failures name: "launch of 'vadd'", "copy of 4096 bytes".
+  std::string description() const;
 };
 
 } // namespace dpk::host
@@ -36,7 +70,7 @@ struct dpk_pl_queue_s {
   ~dpk_pl_queue_s(); // drains pending commands, then joins the dispatcher
 
   /// Takes ownership of the command; the event (if any) is completed when it ran.
-  void submit(dpk::host::Command command);
+  void submit(dpk::host::Command &&command);
   /// Waits until every submitted command ran; returns and clears the first failure since the
   /// previous finish (the cause goes to the thread's last error).
   dpk_status_t finish();

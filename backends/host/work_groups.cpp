@@ -19,6 +19,7 @@ namespace dpk::host {
 namespace {
 
 constexpr size_t kSlotAlign = 16;
+static_assert(sizeof(ArgumentPack::Slot) == kSlotAlign, "an argument slot is kSlotAlign bytes");
 constexpr size_t kLocalAlign = 64;
 // Work-items per group along the last dimension in a Range launch: enough for the compiled
 // work-item loop to run long vectorized stretches, small enough to spread over the cores.
@@ -52,32 +53,54 @@ struct LocalMemory {
   ~LocalMemory() { std::free(base); }
 };
 
-// Gives each DPK_ARG_LOCAL argument its own slice of one allocation and returns the argument
-// pointer array a work-group function receives.
-std::vector<void *> bindArguments(const ArgumentPack &args, LocalMemory &local,
-                                  std::vector<void *> &localPointers) {
+// A work-group function's argument array: a pointer to each argument's value; a DPK_ARG_LOCAL
+// argument's value is a pointer to its slice of the chunk's local memory.
+struct BoundArguments {
+  InlineArray<void *, ArgumentPack::kInlineArguments> pointers;
+  InlineArray<void *, ArgumentPack::kInlineArguments> localPointers;
+  LocalMemory local;
+};
+
+// Points at every argument's value. Without local memory the array is read only, and one per
+// launch serves every chunk.
+void bindValues(const ArgumentPack &args, BoundArguments &bound) {
+  const size_t count = args.offsets.size();
+  bound.pointers.resize(count);
+  for (size_t i = 0; i < count; ++i)
+    bound.pointers[i] = args.value(i);
+}
+
+// Gives each DPK_ARG_LOCAL argument its own slice of one allocation (a chunk's work-groups run
+// one after another and share it) and points the other arguments at their values.
+void bindWithLocalMemory(const ArgumentPack &args, BoundArguments &bound) {
+  bindValues(args, bound);
   size_t total = 0;
   for (size_t bytes : args.localSizes)
     total += alignUp(bytes, kLocalAlign);
   if (total)
-    local.base = std::aligned_alloc(kLocalAlign, total);
-  if (total && !local.base)
+    bound.local.base = std::aligned_alloc(kLocalAlign, total);
+  if (total && !bound.local.base)
     throw std::bad_alloc();
 
-  std::vector<void *> pointers(args.offsets.size());
-  localPointers.assign(args.offsets.size(), nullptr);
+  const size_t count = args.offsets.size();
+  bound.localPointers.resize(count);
   size_t cursor = 0;
-  for (size_t i = 0; i < args.offsets.size(); ++i) {
-    if (args.localSizes[i]) {
-      localPointers[i] = static_cast<char *>(local.base) + cursor;
-      cursor += alignUp(args.localSizes[i], kLocalAlign);
-      pointers[i] = &localPointers[i];
+  for (size_t i = 0; i < count; ++i) {
+    if (!args.localSizes[i])
       continue;
-    }
-    pointers[i] = const_cast<unsigned char *>(args.bytes.data() + args.offsets[i]);
+    bound.localPointers[i] = static_cast<char *>(bound.local.base) + cursor;
+    cursor += alignUp(args.localSizes[i], kLocalAlign);
+    bound.pointers[i] = &bound.localPointers[i];
   }
-  return pointers;
 }
+
+// What runGroups needs besides the groups: the kernel, its arguments, and their array when one
+// serves every chunk (null: each chunk binds its own local memory).
+struct LaunchBody {
+  const dpk_host_kernel_entry_t &entry;
+  const ArgumentPack &args;
+  void *const *sharedPointers;
+};
 
 void runItems(const dpk_host_kernel_entry_t &entry, const dpk_host_work_group_t &group,
               void *const *args) {
@@ -103,11 +126,14 @@ void runItems(const dpk_host_kernel_entry_t &entry, const dpk_host_work_group_t 
 }
 
 // Runs groups [begin, end) of `block` (row-major linear numbers) on the calling thread.
-void runGroups(const dpk_host_kernel_entry_t &entry, const GroupBlock &block, const ArgumentPack &args,
-               uint64_t begin, uint64_t end) {
-  LocalMemory local;
-  std::vector<void *> localPointers;
-  std::vector<void *> pointers = bindArguments(args, local, localPointers);
+void runGroups(const LaunchBody &body, const GroupBlock &block, uint64_t begin, uint64_t end) {
+  const dpk_host_kernel_entry_t &entry = body.entry;
+  void *const *pointers = body.sharedPointers;
+  BoundArguments bound;
+  if (!pointers) {
+    bindWithLocalMemory(body.args, bound);
+    pointers = bound.pointers.data();
+  }
 
   dpk_host_work_group_t group;
   std::memset(&group, 0, sizeof group);
@@ -131,9 +157,9 @@ void runGroups(const dpk_host_kernel_entry_t &entry, const GroupBlock &block, co
     for (int d = 0; d < 3; ++d)
       group.group_id[d] = block.groupOrigin[d] + offset[d];
     if (entry.kind == DPK_HOST_KERNEL_ITEM)
-      runItems(entry, group, pointers.data());
+      runItems(entry, group, pointers);
     else
-      reinterpret_cast<dpk_host_group_fn>(entry.fn)(&group, pointers.data());
+      reinterpret_cast<dpk_host_group_fn>(entry.fn)(&group, pointers);
     for (int d = 2; d >= 0; --d) { // next group: the last dimension turns fastest
       if (++offset[d] < block.groupCount[d])
         break;
@@ -148,22 +174,22 @@ uint64_t nanosSince(std::chrono::steady_clock::time_point start) {
 }
 
 // Runs groups [begin, end) of `block` and adds the time they took to `workNanos`.
-void runGroupsTimed(const dpk_host_kernel_entry_t &entry, const GroupBlock &block, const ArgumentPack &args,
-                    uint64_t begin, uint64_t end, std::atomic<uint64_t> &workNanos) {
+void runGroupsTimed(const LaunchBody &body, const GroupBlock &block, uint64_t begin, uint64_t end,
+                    std::atomic<uint64_t> &workNanos) {
   const auto start = std::chrono::steady_clock::now();
-  runGroups(entry, block, args, begin, end);
+  runGroups(body, block, begin, end);
   workNanos.fetch_add(nanosSince(start), std::memory_order_relaxed);
 }
 
 // Spreads the block's groups over the arena: in about `tasks` equal chunks (the cost model's
 // plan), or as oneTBB's partitioner sees fit (tasks == 0).
-void runBlock(const dpk_host_kernel_entry_t &entry, const GroupBlock &block, const ArgumentPack &args,
-              uint64_t tasks, std::atomic<uint64_t> &workNanos) {
+void runBlock(const LaunchBody &launch, const GroupBlock &block, uint64_t tasks,
+              std::atomic<uint64_t> &workNanos) {
   const uint64_t count = block.totalGroups();
   if (count == 0)
     return;
   auto body = [&](const tbb::blocked_range<uint64_t> &range) {
-    runGroupsTimed(entry, block, args, range.begin(), range.end(), workNanos);
+    runGroupsTimed(launch, block, range.begin(), range.end(), workNanos);
   };
   if (tasks == 0 || tasks >= count) {
     tbb::parallel_for(tbb::blocked_range<uint64_t>(0, count), body);
@@ -192,28 +218,37 @@ uint64_t rangeRowLength(const GroupShape &shape, uint32_t last) {
 
 } // namespace
 
-ArgumentPack ArgumentPack::copy(uint32_t numArgs, const dpk_kernel_arg_t *args) {
-  ArgumentPack pack;
-  pack.offsets.resize(numArgs);
-  pack.localSizes.assign(numArgs, 0);
-  size_t cursor = 0;
+void ArgumentPack::assign(uint32_t numArgs, const dpk_kernel_arg_t *args) {
+  offsets.resize(numArgs);
+  uint32_t *offset = offsets.data();
+  uint32_t count = 0;
+  bool anyLocal = false;
   for (uint32_t i = 0; i < numArgs; ++i) {
-    pack.offsets[i] = cursor;
-    size_t bytes = args[i].kind == DPK_ARG_POINTER ? sizeof(void *)
-                   : args[i].kind == DPK_ARG_SCALAR ? args[i].size
-                                                    : 0;
-    cursor = alignUp(cursor + bytes, kSlotAlign);
+    offset[i] = count;
+    const dpk_arg_kind_t kind = args[i].kind;
+    const size_t bytes = kind == DPK_ARG_POINTER ? sizeof(void *) : kind == DPK_ARG_SCALAR ? args[i].size : 0;
+    count += static_cast<uint32_t>((bytes + kSlotAlign - 1) / kSlotAlign);
+    anyLocal = anyLocal || kind == DPK_ARG_LOCAL;
   }
-  pack.bytes.assign(cursor + kSlotAlign, 0);
+  slots.resize(0);
+  slots.resize(count + 1); // one more: never empty; every padding byte is zero
+  Slot *slot = slots.data();
+  localSizes.resize(0);
+  if (anyLocal)
+    localSizes.resize(numArgs);
   for (uint32_t i = 0; i < numArgs; ++i) {
-    if (args[i].kind == DPK_ARG_LOCAL) {
-      pack.localSizes[i] = args[i].size;
-      continue;
+    switch (args[i].kind) {
+    case DPK_ARG_POINTER:
+      std::memcpy(slot[offset[i]].bytes, args[i].value, sizeof(void *)); // a constant size: no call
+      break;
+    case DPK_ARG_SCALAR:
+      std::memcpy(slot[offset[i]].bytes, args[i].value, args[i].size);
+      break;
+    case DPK_ARG_LOCAL:
+      localSizes[i] = args[i].size;
+      break;
     }
-    size_t bytes = args[i].kind == DPK_ARG_POINTER ? sizeof(void *) : args[i].size;
-    std::memcpy(pack.bytes.data() + pack.offsets[i], args[i].value, bytes);
   }
-  return pack;
 }
 
 dpk_status_t chooseGroupShape(const dpk_launch_config_t &config, const dpk_host_kernel_entry_t &entry,
@@ -292,18 +327,22 @@ void runLaunch(const dpk_host_kernel_entry_t &entry, const GroupShape &shape, co
   const uint64_t threads = static_cast<uint64_t>(std::max(hostDevice()->arena.max_concurrency(), 1));
   const uint64_t tasks = cost ? plannedTasks(*cost, items, threads) : 0;
   std::atomic<uint64_t> workNanos{0};
+  BoundArguments shared;
+  if (args.localSizes.empty())
+    bindValues(args, shared);
+  const LaunchBody body{entry, args, args.localSizes.empty() ? shared.pointers.data() : nullptr};
   // One group, or work the cost model gives one task: nothing to spread, so it runs here
   // without entering the arena (a launch + wait of an empty kernel spends most of its time
   // there otherwise).
   if (tasks == 1 || (!remainder && main.totalGroups() == 1)) {
-    runGroupsTimed(entry, main, args, 0, main.totalGroups(), workNanos);
+    runGroupsTimed(body, main, 0, main.totalGroups(), workNanos);
     if (remainder)
-      runGroupsTimed(entry, tail, args, 0, tail.totalGroups(), workNanos);
+      runGroupsTimed(body, tail, 0, tail.totalGroups(), workNanos);
   } else {
     hostDevice()->arena.execute([&] {
-      runBlock(entry, main, args, tasks, workNanos);
+      runBlock(body, main, tasks, workNanos);
       if (remainder)
-        runBlock(entry, tail, args, tasks, workNanos);
+        runBlock(body, tail, tasks, workNanos);
     });
   }
   if (cost)

@@ -3,21 +3,30 @@
 #define DPK_BACKENDS_HOST_WORK_GROUPS_HPP
 
 #include "dpk/plugin.h"
+#include "inline_array.hpp"
 #include "launch_cost.hpp"
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace dpk::host {
 
-/// Kernel arguments copied at enqueue time (the caller may reuse its storage at once).
+/// Kernel arguments copied at enqueue time (the caller may reuse its storage at once). A launch
+/// of up to kInlineArguments arguments of up to 16 bytes each allocates nothing.
 struct ArgumentPack {
-  std::vector<unsigned char> bytes;   // every argument value, 16-byte aligned slots
-  std::vector<size_t> offsets;        // where argument i's value starts in `bytes`
-  std::vector<size_t> localSizes;     // bytes of local memory for DPK_ARG_LOCAL, else 0
+  static constexpr size_t kInlineArguments = 16; // a kernel of five 2-D views plus a scalar
+  struct alignas(16) Slot {
+    unsigned char bytes[16];
+  };
+  InlineArray<Slot, kInlineArguments + 1> slots;       // every argument value, 16-byte aligned
+  InlineArray<uint32_t, kInlineArguments> offsets;     // the slot where argument i's value starts
+  InlineArray<size_t, kInlineArguments> localSizes;    // bytes of local memory for DPK_ARG_LOCAL,
+                                                       // else 0; empty when no argument is local
 
-  static ArgumentPack copy(uint32_t numArgs, const dpk_kernel_arg_t *args);
+  /// Copies the launch's arguments (their values, and the sizes of local ones).
+  void assign(uint32_t numArgs, const dpk_kernel_arg_t *args);
+  /// Where argument i's value is (what a work-group function's argument array points to).
+  void *value(size_t i) const { return const_cast<unsigned char *>(slots[offsets[i]].bytes); }
 };
 
 /// The work-group shape of a launch: an NdRange's own, or the one chosen for a Range.

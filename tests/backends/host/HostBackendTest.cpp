@@ -1,7 +1,9 @@
 // HostBackendTest.cpp - the host plugin through its dispatch table: what only the host does
 // (device properties from hwloc, huge-page allocations, launches of item and work-group
 // functions: NdRange, Range with remainder, local memory with a barrier-style two-phase kernel;
-// dependencies across queues; its own launch limits). The contract every plugin shares (argument
+// dependencies across queues; its own launch limits; failures of launches without events and
+// of launches after a failed one, named as before; a queued launch of more arguments than it
+// keeps in place). The contract every plugin shares (argument
 // checks, allocations, copies, fills, events) is tests/plugin_abi's.
 #include "dpk/plugin.h"
 
@@ -15,7 +17,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <new>
 #include <numeric>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -110,6 +114,34 @@ void countItemsAndThreads(const dpk_host_work_group_t *group, void *const *args)
     hits[group->group_id[0] * group->local_size[0] + l].fetch_add(1);
   if (std::this_thread::get_id() != *submitter)
     foreign->fetch_add(1);
+}
+
+// Fails every work-group (the queue reports it, naming the launch).
+void throwsBoom(const dpk_host_work_group_t *, void *const *) { throw std::runtime_error("boom"); }
+void throwsBadAlloc(const dpk_host_work_group_t *, void *const *) { throw std::bad_alloc(); }
+
+// Spins until *args[1] is set, after setting *args[0]: holds its queue busy while a test
+// submits elsewhere.
+void waitForRelease(const dpk_host_work_group_t *, void *const *args) {
+  auto *started = *static_cast<std::atomic<bool> *const *>(args[0]);
+  auto *release = *static_cast<std::atomic<bool> *const *>(args[1]);
+  started->store(true);
+  while (!release->load())
+    std::this_thread::yield();
+}
+
+// out[0] = the sum of the 16 int64 scalars args[1..16], copied through local memory args[17];
+// out[1] = the int32 scalar args[18].
+void sumManyScalars(const dpk_host_work_group_t *, void *const *args) {
+  auto *out = *static_cast<int64_t *const *>(args[0]);
+  auto *scratch = *static_cast<int64_t *const *>(args[17]);
+  for (int i = 0; i < 16; ++i)
+    scratch[i] = *static_cast<const int64_t *>(args[1 + i]);
+  int64_t total = 0;
+  for (int i = 0; i < 16; ++i)
+    total += scratch[i];
+  out[0] = total;
+  out[1] = *static_cast<const int32_t *>(args[18]);
 }
 
 TEST_F(HostBackend, DevicePropertiesDescribeTheMachine) {
@@ -331,6 +363,125 @@ TEST_F(HostBackend, CheapLaunchesOfAKnownKernelRunOnTheSubmittingThread) {
       EXPECT_EQ(foreign.load(), 0) << "launch " << launch << " of " << items << " items";
   }
   table.kernel_release(kernel);
+}
+
+// A launch asked for no event: its failure still reaches the queue's finish, naming the launch
+// as it always did (the plugin builds that text only when a launch fails).
+TEST_F(HostBackend, FailuresOfLaunchesWithoutEventsSurfaceAtFinish) {
+  dpk_host_kernel_entry_t entry{"throws", DPK_HOST_KERNEL_GROUP, reinterpret_cast<void (*)(void)>(throwsBoom), {0, 0, 0}};
+  dpk_pl_kernel_t kernel = makeKernel(entry);
+  void *ptr = nullptr;
+  dpk_kernel_arg_t arg{DPK_ARG_POINTER, sizeof(void *), &ptr};
+  dpk_launch_config_t one{1, {1, 1, 1}, {1, 1, 1}};
+  ASSERT_EQ(table.enqueue_launch(nullptr, queue, kernel, &one, 1, &arg, 0, nullptr), DPK_SUCCESS);
+  EXPECT_EQ(table.queue_finish(queue), DPK_ERROR_DEVICE);
+  EXPECT_EQ(std::string(table.last_error(nullptr)), "launch of 'throws': boom");
+  // The failure is reported once; the queue runs on.
+  EXPECT_EQ(table.queue_finish(queue), DPK_SUCCESS);
+
+  // A launch that runs out of host memory says so, named the same way.
+  dpk_host_kernel_entry_t oomEntry{"no_memory", DPK_HOST_KERNEL_GROUP, reinterpret_cast<void (*)(void)>(throwsBadAlloc), {0, 0, 0}};
+  dpk_pl_kernel_t sum = makeKernel(oomEntry);
+  ASSERT_EQ(table.enqueue_launch(nullptr, queue, sum, &one, 1, &arg, 0, nullptr), DPK_SUCCESS);
+  EXPECT_EQ(table.queue_finish(queue), DPK_ERROR_OUT_OF_HOST_MEMORY);
+  EXPECT_EQ(std::string(table.last_error(nullptr)), "launch of 'no_memory': out of host memory");
+  table.kernel_release(sum);
+  table.kernel_release(kernel);
+}
+
+// A launch after a failed one (an event of another queue) does not run and fails with the
+// dependency's cause; the failed launch's event says so too.
+TEST_F(HostBackend, AFailedDependencyFailsTheLaunch) {
+  dpk_host_kernel_entry_t failing{"throws", DPK_HOST_KERNEL_GROUP, reinterpret_cast<void (*)(void)>(throwsBoom), {0, 0, 0}};
+  dpk_host_kernel_entry_t counting{"count", DPK_HOST_KERNEL_GROUP, reinterpret_cast<void (*)(void)>(countItems), {0, 0, 0}};
+  dpk_pl_kernel_t thrower = makeKernel(failing);
+  dpk_pl_kernel_t counter = makeKernel(counting);
+  dpk_pl_queue_t other = nullptr;
+  ASSERT_EQ(table.queue_create(&other, context, DPK_PL_QUEUE_IN_ORDER), DPK_SUCCESS);
+  std::vector<std::atomic<int>> hits(4);
+  void *ptr = hits.data();
+  dpk_kernel_arg_t arg{DPK_ARG_POINTER, sizeof(void *), &ptr};
+  dpk_launch_config_t config{1, {4, 1, 1}, {4, 1, 1}};
+  dpk_pl_event_t failed = nullptr;
+  ASSERT_EQ(table.enqueue_launch(&failed, queue, thrower, &config, 1, &arg, 0, nullptr), DPK_SUCCESS);
+  ASSERT_EQ(table.enqueue_launch(nullptr, other, counter, &config, 1, &arg, 1, &failed), DPK_SUCCESS);
+  EXPECT_EQ(table.queue_finish(other), DPK_ERROR_DEVICE);
+  EXPECT_EQ(std::string(table.last_error(nullptr)),
+            "launch of 'count' not run: a dependency failed: launch of 'throws': boom");
+  for (auto &hit : hits)
+    EXPECT_EQ(hit.load(), 0);
+  dpk_event_status_t status;
+  ASSERT_EQ(table.event_status(&status, failed), DPK_SUCCESS);
+  EXPECT_EQ(status, DPK_EVENT_ERROR);
+  EXPECT_EQ(table.event_wait(1, &failed), DPK_ERROR_DEVICE);
+  EXPECT_EQ(std::string(table.last_error(nullptr)), "launch of 'throws': boom");
+  EXPECT_EQ(table.queue_finish(queue), DPK_ERROR_DEVICE);
+  table.event_release(failed);
+  table.queue_release(other);
+  table.kernel_release(counter);
+  table.kernel_release(thrower);
+}
+
+// More arguments than a launch keeps in place (ArgumentPack::kInlineArguments), a local one
+// among them, on a launch that waits in the queue for another queue's command while the caller
+// has released its kernel and reused its argument storage.
+TEST_F(HostBackend, AQueuedLaunchKeepsManyArgumentsAndItsKernel) {
+  dpk_host_kernel_entry_t waitEntry{"wait", DPK_HOST_KERNEL_GROUP, reinterpret_cast<void (*)(void)>(waitForRelease), {0, 0, 0}};
+  dpk_host_kernel_entry_t sumEntry{"sum_many", DPK_HOST_KERNEL_GROUP, reinterpret_cast<void (*)(void)>(sumManyScalars), {0, 0, 0}};
+  dpk_pl_kernel_t waiter = makeKernel(waitEntry);
+  dpk_pl_kernel_t summer = makeKernel(sumEntry);
+  dpk_pl_queue_t other = nullptr;
+  ASSERT_EQ(table.queue_create(&other, context, DPK_PL_QUEUE_IN_ORDER), DPK_SUCCESS);
+  dpk_launch_config_t one{1, {1, 1, 1}, {1, 1, 1}};
+
+  // The waiting launch runs on a thread of its own (an idle queue runs it on the submitter).
+  std::atomic<bool> started{false}, release{false};
+  dpk_pl_event_t blocker = nullptr;
+  std::thread holder([&] {
+    void *flags[2] = {&started, &release};
+    dpk_kernel_arg_t args[2] = {{DPK_ARG_POINTER, 8, &flags[0]}, {DPK_ARG_POINTER, 8, &flags[1]}};
+    dpk_pl_event_t event = nullptr;
+    EXPECT_EQ(table.enqueue_launch(&event, other, waiter, &one, 2, args, 0, nullptr), DPK_SUCCESS);
+    table.event_release(event);
+  });
+  while (!started.load())
+    std::this_thread::yield();
+  // The holder's launch is running; its event is not handed out until it returns, so depend on
+  // a marker command queued behind it instead.
+  uint8_t marker = 0, one8 = 1;
+  ASSERT_EQ(table.enqueue_fill(&blocker, other, &marker, &one8, 1, 1, 0, nullptr), DPK_SUCCESS);
+
+  std::vector<int64_t> out(2, 0);
+  {
+    void *outPtr = out.data();
+    int64_t scalars[16];
+    int32_t last = -7;
+    std::vector<dpk_kernel_arg_t> args;
+    args.push_back({DPK_ARG_POINTER, sizeof(void *), &outPtr});
+    for (int i = 0; i < 16; ++i) {
+      scalars[i] = int64_t(1) << (i + 20);
+      args.push_back({DPK_ARG_SCALAR, sizeof(int64_t), &scalars[i]});
+    }
+    args.push_back({DPK_ARG_LOCAL, 16 * sizeof(int64_t), nullptr});
+    args.push_back({DPK_ARG_SCALAR, sizeof(int32_t), &last});
+    ASSERT_EQ(table.enqueue_launch(nullptr, queue, summer, &one, static_cast<uint32_t>(args.size()), args.data(), 1,
+                                   &blocker),
+              DPK_SUCCESS);
+    std::fill(std::begin(scalars), std::end(scalars), 0);
+    last = 0;
+    outPtr = nullptr;
+  }
+  table.kernel_release(summer);
+  table.event_release(blocker);
+  EXPECT_EQ(out[0], 0) << "the launch ran before its dependency";
+  release.store(true);
+  holder.join();
+  ASSERT_EQ(table.queue_finish(queue), DPK_SUCCESS);
+  EXPECT_EQ(out[0], ((int64_t(1) << 16) - 1) << 20);
+  EXPECT_EQ(out[1], -7);
+  EXPECT_EQ(marker, 1);
+  table.queue_release(other);
+  table.kernel_release(waiter);
 }
 
 } // namespace
