@@ -87,12 +87,22 @@ class Node:
         self.result = None
         self.where = None
         if args:
+            # plain loops: a generator per buffer (any(...)) was about half of a node's cost
             count, nleaves, bases = 1, 0, ()
             for a in args:
                 count += a.count
                 nleaves += a.nleaves
-                for buf in a.bases:
-                    if not any(buf is x for x in bases):
+                theirs = a.bases
+                if theirs is bases or not theirs:
+                    continue
+                if not bases:
+                    bases = theirs
+                    continue
+                for buf in theirs:
+                    for x in bases:
+                        if x is buf:
+                            break
+                    else:
                         bases += (buf,)
             self.count = count
             self.nleaves = nleaves
