@@ -109,7 +109,7 @@ dpk_status_t enqueueLaunch(dpk_pl_event_t *outEvent, dpk_pl_queue_t queue, dpk_p
   launch.entry = kernel->entry;
   launch.shape = shape;
   launch.arguments.assign(numArgs, args);
-  launch.cost = kernel->cost.get();
+  launch.cost = kernel->cost;
   submit(queue, std::move(command), numDeps, deps, outEvent);
   return DPK_SUCCESS;
 }

@@ -30,7 +30,7 @@ dpk_status_t programCreate(dpk_pl_program_t *out, dpk_pl_context_t context, dpk_
       return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, "program_create: kernel entry " + std::to_string(i) + " has no name or function");
     if (entry.kind != DPK_HOST_KERNEL_GROUP && entry.kind != DPK_HOST_KERNEL_ITEM)
       return plugin::fail(DPK_ERROR_INVALID_ARGUMENT, std::string("program_create: kernel '") + entry.name + "' has an unknown kind");
-    program->entries.push_back({entry.name, entry, std::make_shared<LaunchCost>()});
+    program->entries.push_back({entry.name, entry});
   }
   // Names are re-pointed only after the vector stopped growing.
   for (auto &stored : program->entries)
@@ -49,7 +49,7 @@ dpk_status_t kernelCreate(dpk_pl_kernel_t *out, dpk_pl_program_t program, const 
     if (stored.name != name)
       continue;
     program->references.fetch_add(1, std::memory_order_relaxed);
-    *out = new dpk_pl_kernel_s{program, stored.entry, stored.cost};
+    *out = new dpk_pl_kernel_s{program, stored.entry, stored.cost.get()};
     return DPK_SUCCESS;
   }
   return plugin::fail(DPK_ERROR_NOT_FOUND, std::string("kernel_create: no kernel named '") + name + "' in the program");

@@ -15,8 +15,9 @@ struct dpk_pl_program_s {
   struct Entry {
     std::string name;
     dpk_host_kernel_entry_t entry; // entry.name points into `name`
-    // What the kernel's launches cost, shared with its kernels and their commands in flight.
-    std::shared_ptr<dpk::host::LaunchCost> cost = std::make_shared<dpk::host::LaunchCost>();
+    // What the kernel's launches cost. Kernels and commands in flight point at it: both keep
+    // the program alive, and the heap cell stays put while `entries` grows.
+    std::unique_ptr<dpk::host::LaunchCost> cost = std::make_unique<dpk::host::LaunchCost>();
   };
   std::vector<Entry> entries;
   std::atomic<int> references{1}; // the core's handle plus one per kernel
@@ -29,7 +30,7 @@ struct dpk_pl_program_s {
 struct dpk_pl_kernel_s {
   dpk_pl_program_t program; // retained
   dpk_host_kernel_entry_t entry;
-  std::shared_ptr<dpk::host::LaunchCost> cost; // the program entry's
+  dpk::host::LaunchCost *cost; // the program entry's
 };
 
 namespace dpk::host {
