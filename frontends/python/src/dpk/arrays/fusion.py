@@ -508,7 +508,7 @@ class _VectorRecipe:
     def kernel(self, plan, addresses, dtypes):
         """The kernel of `plan` (the recipe's graph) for operands at `addresses` (output
         first) of `dtypes`."""
-        aligns = tuple([_vector_alignment(a, d) for a, d in zip(addresses, dtypes)])
+        aligns = tuple([vector_alignment(a, d, VECTOR_WIDTH) for a, d in zip(addresses, dtypes)])
         kernel = self.kernels.get(aligns)
         if kernel is None:
             key = ("ewv", plan.key, self.out_dtype.char, VECTOR_WIDTH) + aligns
@@ -517,10 +517,12 @@ class _VectorRecipe:
         return kernel
 
 
-def _vector_alignment(address, dtype):
-    """The alignment (bytes) a vector of VECTOR_WIDTH elements at `address` may promise: the
-    vector's size up to 16, or 0 when the address is not a multiple of it (or complex)."""
-    align = min(16, VECTOR_WIDTH * dtype.itemsize)
+def vector_alignment(address, dtype, width):
+    """The alignment (bytes) a vector of `width` elements of `dtype` at `address` may promise:
+    the vector's size up to 16, or 0 when that is not a power of two, the address is not a
+    multiple of it, or the elements are complex (pairs). Elementwise launches and reductions
+    (reduction._aligned_leaves) decide their vector accesses with it."""
+    align = min(16, width * dtype.itemsize)
     if dtype.kind == "c" or align & (align - 1) or address % align:
         return 0
     return align

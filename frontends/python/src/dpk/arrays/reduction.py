@@ -276,12 +276,15 @@ class _Recipe:
 
 
 def _aligned_leaves(plan, device):
-    """GPUs: for each leaf, whether its first element's address is a multiple of 16 bytes (a
-    vector load's alignment, see _vector_layout); nothing on CPUs, whose vector loads need no
-    alignment."""
+    """GPUs: for each leaf, the alignment (bytes) a vector of an unrolled step's elements at
+    its first element may promise (fusion.vector_alignment; 0 for none and for iota leaves);
+    nothing on CPUs, whose vector loads need no alignment."""
     if not _vector_devices(device):
         return ()
-    return tuple([lf.op != "iota" and (lf.buffer.ptr + lf.offset * lf.dtype.itemsize) & 15 == 0
+    width = UNROLL or 4
+    return tuple([0 if lf.op == "iota" else
+                  fusion.vector_alignment(lf.buffer.ptr + lf.offset * lf.dtype.itemsize,
+                                          lf.dtype, width)
                   for lf in plan.leaves])
 
 
@@ -300,17 +303,17 @@ def _vector_layout(device, geo, leaves, unroll):
     return any(lf.op != "iota" and sig == "1" for lf, sig in zip(leaves, rsig))
 
 
-def _load_alignments(geo, leaves, aligned, unroll, chunk):
+def _load_alignments(geo, leaves, aligned, chunk):
     """Per leaf, the alignment (bytes) the first load of an item's unrolled step may promise
     in the vector layout, or 0: the leaf is contiguous along the row, its first element is
-    16-byte aligned, and every row and part starts a whole vector further on."""
+    aligned for a vector of an unrolled step's elements (`aligned`, from _aligned_leaves), and
+    every row and part starts a whole vector further on."""
     _, rsig = geo.sigs()
     out = []
     for i, lf in enumerate(leaves):
         size = lf.dtype.itemsize
-        align = min(16, unroll * size)
-        ok = (i < len(aligned) and aligned[i] and lf.dtype.kind != "c" and rsig[i] == "1"
-              and align & (align - 1) == 0 and (chunk * size) % align == 0
+        align = aligned[i] if i < len(aligned) else 0
+        ok = (align and rsig[i] == "1" and (chunk * size) % align == 0
               and (geo.M == 1 or all((st * size) % align == 0 for st in geo.kstrides[i])))
         out.append(align if ok else 0)
     return tuple(out)
@@ -422,7 +425,7 @@ def _step(op, plan, geo, device, wg, parts, chunk, final, aligned=()):
     tree = device.device_type != "cpu" if TREE_REDUCTIONS is None else TREE_REDUCTIONS
     unroll = UNROLL or 4
     vector = _vector_layout(device, geo, plan.leaves, unroll)
-    aligns = _load_alignments(geo, plan.leaves, aligned, unroll, chunk) if vector else ()
+    aligns = _load_alignments(geo, plan.leaves, aligned, chunk) if vector else ()
     key = ("red", op.name, tuple(d.char for d in op.acc_dtypes), plan.key, tuple(ksig),
            tuple(rsig), geo.inner, wg, final, partial_input, space.key if space else None,
            exact, tree, unroll, vector, aligns)
