@@ -421,3 +421,52 @@ def test_vector_elementwise_on_every_device(device, monkeypatch):
     out._materialize()
     kernels = list(_newest_recipe(fusion._recipes).kernels.values())
     assert any("load aligned 16" in k.ir and "store aligned 16" in k.ir for k in kernels)
+
+
+@pytest.mark.parametrize("tree", [True, False])
+def test_single_pass_reductions_on_every_device(device, monkeypatch, tree):
+    """GPU reductions in parts finish in one launch, the last group of each output element
+    combining its partials (reduction.SINGLE_PASS), run here on any device with both group
+    folds: one launch per reduction, the two-pass results (bit for bit where exact), the same
+    bits on every repeat (the counters are reset for the next launch), and NumPy's answers."""
+    from dpk.arrays import reduction
+    monkeypatch.setattr(reduction, "TREE_REDUCTIONS", tree)
+    monkeypatch.setattr(reduction, "CPU_MIN_PART", 64)  # many parts of small inputs
+    rng = np.random.default_rng(23)
+    x = rng.standard_normal(50_000).astype(np.float32)
+    m = rng.standard_normal((3, 20_001)).astype(np.float32)
+    ints = rng.integers(-1000, 1000, 40_000).astype(np.int64)
+    flags = x > 2.5
+    z = (x[:4000] + 1j * x[4000:8000]).astype(np.complex64)
+    dx, dm, di, dflags, dz = (to_dpk(h, device) for h in (x, m, ints, flags, z))
+    cases = [
+        (lambda: dpk.sum(dx), np.array(x.sum(dtype=np.float64)), 1e-4),
+        (lambda: dpk.sum((dx - 1) ** 2), np.array(((x - 1.0) ** 2).sum(dtype=np.float64)), 1e-5),
+        (lambda: dpk.sum(dm, axis=1), m.sum(axis=1, dtype=np.float64), 1e-4),
+        (lambda: dpk.max(dx), np.array(x.max()), 0),
+        (lambda: dpk.argmin(dm, axis=1), np.argmin(m, axis=1), 0),
+        (lambda: dpk.sum(di), np.array(ints.sum()), 0),
+        (lambda: dpk.any(dflags), np.array(flags.any()), 0),
+        (lambda: dpk.all(dflags), np.array(flags.all()), 0),
+        (lambda: dpk.sum(dz), np.array(z.sum(dtype=np.complex128)), 1e-4),
+    ]
+    for fn, want, rtol in cases:
+        monkeypatch.setattr(reduction, "SINGLE_PASS", False)
+        two_pass = dpk.asnumpy(fn())
+        monkeypatch.setattr(reduction, "SINGLE_PASS", True)
+        launches, result = _launches(fn)
+        assert launches == 1
+        assert _newest_recipe(reduction._recipes).single  # in parts, finished in one launch
+        first = dpk.asnumpy(result)
+        for _ in range(3):
+            np.testing.assert_array_equal(dpk.asnumpy(fn()), first)
+        if rtol:
+            np.testing.assert_allclose(first, two_pass, rtol=1e-5)
+            assert_matches(result, want, rtol=rtol)
+        else:
+            np.testing.assert_array_equal(first, two_pass)
+            assert_matches(result, want)
+    counters = reduction._counter_buffers[device]
+    view = dpk.Array._view(counters, 0, (reduction.COUNTER_SLOTS,), (1,), np.dtype(np.int32),
+                           device)
+    np.testing.assert_array_equal(dpk.asnumpy(view), 0)

@@ -280,7 +280,7 @@ public:
   explicit Launcher(nb::object miss) : miss_(std::move(miss)) {}
 
   nb::object call(nb::handle range, nb::tuple args, nb::handle deps, bool isAsync,
-                  bool dryRun = false);
+                  bool wantEvent = true, bool dryRun = false);
 
   size_t planCount() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -365,7 +365,7 @@ void packScalar(Packed &p, const void *bytes, size_t size) {
 }
 
 nb::object Launcher::call(nb::handle range, nb::tuple args, nb::handle deps, bool isAsync,
-                          bool dryRun) {
+                          bool wantEvent, bool dryRun) {
   size_t n = args.size();
   if (n > MaxArgs)
     throw StatusError(DPK_ERROR_INVALID_ARGUMENT, "too many kernel arguments (at most 64)");
@@ -387,8 +387,13 @@ nb::object Launcher::call(nb::handle range, nb::tuple args, nb::handle deps, boo
     }
   }
   std::shared_ptr<Plan> plan = planFor(known ? key : std::string(), range, args);
-  if (plan->slow.is_valid())
-    return dryRun ? nb::none() : plan->slow(range, args, deps, isAsync);
+  if (plan->slow.is_valid()) {
+    if (dryRun)
+      return nb::none();
+    nb::object result = plan->slow(range, args, deps, isAsync);
+    // (an unwanted event is dropped here, which waits for its command: correct, if slower)
+    return wantEvent ? result : nb::none();
+  }
   if (!known) // the miss handler accepted arguments the fast path cannot read
     throw StatusError(DPK_ERROR_INVALID_ARGUMENT, "internal: unkeyed direct launch plan");
 
@@ -449,11 +454,13 @@ nb::object Launcher::call(nb::handle range, nb::tuple args, nb::handle deps, boo
     return nb::none();
   dpk_event_t event = nullptr;
   dpk_status_t status;
+  bool withEvent = isAsync && wantEvent;
   {
     nb::gil_scoped_release release;
-    // A launch that is waited for at once asks for no event: the in-order queue's wait covers
-    // it (and names it if it failed), and a GPU event costs a record and its own wait.
-    status = dpk_enqueue_launch(isAsync ? &event : nullptr, plan->queue, plan->kernel, &cfg,
+    // A launch that is waited for at once, or whose caller will only ever wait for the whole
+    // queue, asks for no event: the queue's wait covers it (and names it if it failed), and a
+    // GPU event costs a record, a Python object and its own wait.
+    status = dpk_enqueue_launch(withEvent ? &event : nullptr, plan->queue, plan->kernel, &cfg,
                                 packed.count, packed.args.data(), (uint32_t)depHandles.size(),
                                 depHandles.data());
     if (status == DPK_SUCCESS && !isAsync)
@@ -465,7 +472,7 @@ nb::object Launcher::call(nb::handle range, nb::tuple args, nb::handle deps, boo
       dpk_event_release(event);
     throw StatusError(status, message.empty() ? "kernel launch failed" : message);
   }
-  if (!isAsync)
+  if (!withEvent)
     return nb::none();
   // The arguments stay alive (and the arrays' memory valid) until the command completed.
   return nb::cast(new Event(event, args), nb::rv_policy::take_ownership);
@@ -489,15 +496,15 @@ void initLaunch(nb::module_ &m) {
       .def(nb::init<nb::object>(), "miss"_a)
       .def(
           "call",
-          [](Launcher &l, nb::handle range, nb::tuple args, nb::handle deps, bool isAsync) {
-            return l.call(range, args, deps, isAsync);
-          },
-          "range"_a.none(), "args"_a, "deps"_a.none(), "is_async"_a,
-           "Launches; returns None (waited) or an Event (is_async).")
+          [](Launcher &l, nb::handle range, nb::tuple args, nb::handle deps, bool isAsync,
+             bool wantEvent) { return l.call(range, args, deps, isAsync, wantEvent); },
+          "range"_a.none(), "args"_a, "deps"_a.none(), "is_async"_a, "want_event"_a = true,
+          "Launches; returns None (waited, or is_async without want_event: the queue's wait "
+          "reports a failure) or an Event (is_async).")
       .def(
           "pack_only",
           [](Launcher &l, nb::handle range, nb::tuple args) {
-            return l.call(range, args, nb::none(), false, true);
+            return l.call(range, args, nb::none(), false, false, true);
           },
           "range"_a.none(), "args"_a,
           "Does a call's lookup and packing without launching (measures the frontend's share).")

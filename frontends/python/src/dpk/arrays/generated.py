@@ -86,21 +86,22 @@ class GeneratedKernel:
 
     def launch(self, index_range, args):
         STATS["launches"] += 1
-        device = args[0]._device
-        if waits_at_once(device):
-            self.launcher.call(index_range, tuple(args), None, False)
-            return
-        event = self.launcher.call(index_range, tuple(args), None, True)
-        track_event(device, event)
+        # Asynchronous launches ask for no event (want_event=False): nothing here ever waits
+        # for one launch, and an event costs a record, a Python object and a status query per
+        # launch (several microseconds of a one-element `x + 1` on a GPU). The device's wait
+        # reports a failed launch by its kernel's name (core/runtime/Queue.h).
+        self.launcher.call(index_range, tuple(args), None, not waits_at_once(args[0]._device),
+                           False)
 
 
 # Launches on devices other than the host do not wait (DPK_ARRAY_ASYNC=0: they do): the device's
 # queue is in order, so later kernels, copies to the host (asnumpy, index flags) and copies
 # into arrays come after them, and freed result memory goes back to a pool whose blocks only
-# later commands of the same queue use (memory.py synchronizes before really freeing). The
-# events are kept here until they complete (an event of an async launch holds the launch's
-# arguments and waits when dropped before completion). The host device stays synchronous: NumPy
-# views and zero-copy wraps read its memory directly.
+# later commands of the same queue use (memory.py synchronizes before really freeing).
+# Generated kernels launch without events; the vendor GEMMs' events (blas.py) are kept here
+# until they complete (an event of an async launch holds the launch's arguments and waits when
+# dropped before completion). The host device stays synchronous: NumPy views and zero-copy
+# wraps read its memory directly.
 ASYNC = os.environ.get("DPK_ARRAY_ASYNC", "1").strip().lower() not in ("0", "off", "false")
 _IN_FLIGHT = 64
 _events = {}

@@ -16,8 +16,10 @@ chosen so that memory is read contiguously whichever axis is reduced:
   Range launch over (P, M): item (p, m) loops over its part of the reduced range, so
   neighbouring items read neighbouring addresses; P > 1 parts are reduced again (outer, P = 1).
 
-No atomics: every result is combined in a fixed order, so a reduction gives the same bits on
-every run. Operations (``OPS``): sum, prod, min, max, all, any, argmin, argmax; ``min``/``max``
+On GPUs a reduction in parts is one launch (``SINGLE_PASS``): each group writes its partial,
+counts itself done on an atomic counter, and the group that finishes last combines the partials
+of its output element. No atomics on the values: every result is combined in a fixed order, so a
+reduction gives the same bits on every run. Operations (``OPS``): sum, prod, min, max, all, any, argmin, argmax; ``min``/``max``
 propagate NaN, ``argmin``/``argmax`` return the first occurrence (the first NaN, if any).
 """
 
@@ -61,6 +63,15 @@ CPU_MIN_PART = 1 << 15
 # alignment when the leaf's address allows it, which the PTX code generator turns into one
 # ld.global.v4 per leaf. None: on GPUs; True/False forces it on every device (tests).
 VECTOR_LAYOUT = None
+# GPU inner reductions in parts finish in their first launch: the last group of each output
+# element (an atomic counter per element says which) combines the element's partials, instead
+# of a second launch over them. That launch and its Python (two buffers, the arguments) were
+# 20-30 us of a per-call `float(dpk.sum(a))` on the H100 machine. The counters (COUNTER_SLOTS
+# per device, zero between launches: the last group resets its own) limit it to as many output
+# elements. None: GPUs; True/False forces it on every device (tests).
+SINGLE_PASS = None
+COUNTER_SLOTS = 4096
+_I32 = np.dtype(np.int32)
 
 
 class ReduceOp:
@@ -249,6 +260,10 @@ def reduce(op, node, axes, device):
     first = recipe.steps[0]
     fusion_report(plan, first.kernel, node, op)
     head = fusion.operand_args(plan, device)
+    if recipe.single:
+        partials = [Buffer(device, n) for n in recipe.partial_bytes]
+        first.fire([out] + partials + [_counters(device)], head, device)
+        return out
     if len(recipe.steps) == 1:
         first.fire([out], head, device)
         return out
@@ -256,6 +271,26 @@ def reduce(op, node, axes, device):
     first.fire(partials, head, device)
     recipe.steps[1].fire([out], [G.ViewArg(b.ptr, device) for b in partials], device)
     return out
+
+
+_counter_buffers = {}
+
+
+def _counters(device):
+    """The device's COUNTER_SLOTS int32 counters of single-pass reductions, zero between
+    launches (each launch's last groups reset theirs). Array work on a device runs on its one
+    in-order queue, so two reductions never use them at once."""
+    buf = _counter_buffers.get(device)
+    if buf is None:
+        buf = Buffer(device, COUNTER_SLOTS * 4)
+        device.queue.fill(buf.ptr, b"\0", COUNTER_SLOTS * 4).wait()
+        _counter_buffers[device] = buf
+    return buf
+
+
+def _single_pass(device, geo):
+    enabled = device.device_type != "cpu" if SINGLE_PASS is None else SINGLE_PASS
+    return enabled and geo.inner and geo.M <= COUNTER_SLOTS
 
 
 # Reduction recipes: the launch geometry, kernels and size arguments of a reduction, which
@@ -268,11 +303,12 @@ _recipes = G.Recipes()
 def _knobs():
     """The settings a recipe depends on beyond its key (tests and benchmarks change them)."""
     return (TREE_REDUCTIONS, UNROLL, GPU_TILES_PER_ITEM, CPU_MIN_PART, VECTOR_LAYOUT,
-            fusion.FLAT_LAUNCHES, _workgroup_size, _target_parallelism)
+            SINGLE_PASS, COUNTER_SLOTS, fusion.FLAT_LAUNCHES, _workgroup_size,
+            _target_parallelism)
 
 
 class _Recipe:
-    __slots__ = ("M", "steps", "partial_bytes")
+    __slots__ = ("M", "steps", "partial_bytes", "single")
 
 
 def _aligned_leaves(plan, device):
@@ -339,6 +375,7 @@ def _recipe(op, plan, shape, axes, device, aligned=()):
     recipe.M = M
     recipe.steps = []
     recipe.partial_bytes = ()
+    recipe.single = False
     if M == 0:
         return recipe
     groups, items = _target_parallelism(device)
@@ -364,8 +401,13 @@ def _recipe(op, plan, shape, axes, device, aligned=()):
     if parts == 1:
         recipe.steps.append(_step(op, plan, geo, device, wg, 1, chunk, True, aligned))
         return recipe
-    recipe.steps.append(_step(op, plan, geo, device, wg, parts, chunk, False, aligned))
     recipe.partial_bytes = tuple(M * parts * d.itemsize for d in op.acc_dtypes)
+    if _single_pass(device, geo):
+        recipe.single = True
+        recipe.steps.append(_step(op, plan, geo, device, wg, parts, chunk, False, aligned,
+                                  single=True))
+        return recipe
+    recipe.steps.append(_step(op, plan, geo, device, wg, parts, chunk, False, aligned))
     # Second pass over the partials: (M, parts) rows for inner, (parts, M) for outer.
     if geo.inner:
         pshape, pstrides, paxes = (M, parts), (parts, 1), {1}
@@ -417,7 +459,7 @@ def _launch(op, plan, geo, node, device, wg, parts, chunk, outs, final):
     step.fire(outs, head, device)
 
 
-def _step(op, plan, geo, device, wg, parts, chunk, final, aligned=()):
+def _step(op, plan, geo, device, wg, parts, chunk, final, aligned=(), single=False):
     ksig, rsig = geo.sigs()
     partial_input = isinstance(plan, _PartialPlan)
     space = None if geo.inner else fusion.LaunchShape([parts, geo.M], device)
@@ -428,10 +470,10 @@ def _step(op, plan, geo, device, wg, parts, chunk, final, aligned=()):
     aligns = _load_alignments(geo, plan.leaves, aligned, chunk) if vector else ()
     key = ("red", op.name, tuple(d.char for d in op.acc_dtypes), plan.key, tuple(ksig),
            tuple(rsig), geo.inner, wg, final, partial_input, space.key if space else None,
-           exact, tree, unroll, vector, aligns)
+           exact, tree, unroll, vector, aligns, single)
     step = _Step()
     step.kernel = G.cached(key, lambda: _build(op, plan, geo, wg, final, partial_input, space,
-                                               exact, tree, unroll, vector, aligns))
+                                               exact, tree, unroll, vector, aligns, single))
     tail = [geo.M, geo.L, parts, chunk, -(-chunk // wg) if wg else chunk]
     tail += geo.kshape[1:] + geo.rshape[1:]
     tail += fusion.stride_args(ksig, geo.kstrides) + fusion.stride_args(rsig, geo.rstrides)
@@ -455,13 +497,19 @@ def fusion_report(plan, kernel, node, op):
 
 
 def _build(op, plan, geo, wg, final, partial_input, space, exact, tree, unroll, vector=False,
-           aligns=()):
+           aligns=(), single=False):
+    """A reduction pass. `single` (inner layout, in parts): the views are the result, the
+    partials and the counters, and the last group of each output element finishes it."""
     name = fusion.kernel_name("reduce_" + op.name, getattr(plan, "ops", []))
     kb = G.KernelBuilder(name)
+    result_views = []
+    if final or single:
+        result_views = [kb.view(op.acc_dtypes[op.result], "out")]  # pair: the component type
     if final:
-        out_views = [kb.view(op.acc_dtypes[op.result], "out")]  # pair: the component type
+        out_views = result_views
     else:
         out_views = [kb.view(d, "part") for d in op.acc_dtypes]
+    counter_view = kb.view(_I32, "count") if single else None
     leaf_views = fusion.leaf_views(kb, plan)
     scalar_params = [kb.carrier(s.carrier) for s in plan.scalars]
     p_M, p_L, p_parts, p_chunk, p_tiles = (kb.scalar(_I64, n) for n in
@@ -604,38 +652,104 @@ def _build(op, plan, geo, wg, final, partial_input, space, exact, tree, unroll, 
         for sc, v in zip(scratch, acc):
             kb.store(sc, lid, v)
         b.barrier(kb.core.IrMemoryScope.WorkGroup)
-        s = wg // 2 if tree else 0
-        if not tree:
-            # CPUs: item 0 folds the group's partials in order (one barrier instead of log2 WG
-            # rounds over every item; the order is the tree's as far as ties go: by index)
-            cond = b.create_if(kb.cmp("Eq", lid, zero))
-            with G.Block(kb, G.then_block(cond)):
-                for sc, v in zip(accs, (kb.load(sc2, zero) for sc2 in scratch)):
-                    kb.store(sc, zero, v)
-                fold, i = G.for_loop(kb, kb.i64(1), kb.i64(wg), kb.i64(1), "i")
-                with G.Block(kb, fold):
-                    theirs = tuple(kb.load(sc, i) for sc in scratch)
-                    store_acc(op.combine(kb, load_acc(), theirs))
-                for sc, v in zip(scratch, load_acc()):
-                    kb.store(sc, zero, v)
-        while s >= 1:
-            cond = b.create_if(kb.cmp("Lt", lid, kb.i64(s)))
-            with G.Block(kb, G.then_block(cond)):
-                other = kb.op("Add", lid, kb.i64(s))
-                mine = tuple(kb.load(sc, lid) for sc in scratch)
-                theirs = tuple(kb.load(sc, other) for sc in scratch)
-                for sc, v in zip(scratch, op.combine(kb, mine, theirs)):
-                    kb.store(sc, lid, v)
-            b.barrier(kb.core.IrMemoryScope.WorkGroup)
-            s //= 2
+        _fold_group(kb, op, scratch, accs, lid, wg, tree, None)
         cond = b.create_if(kb.cmp("Eq", lid, zero))
         with G.Block(kb, G.then_block(cond)):
             final_acc = tuple(kb.load(sc, zero) for sc in scratch)
             _write(kb, op, out_views, g, final_acc, final)
+        if single:
+            _finish_last_group(kb, op, out_views, result_views[0], counter_view, scratch, accs,
+                               m, kb.param(p_parts), lid, wg, tree)
     else:
         index = kb.op("Add", kb.op("Mul", part, kb.param(p_M)), m)
         _write(kb, op, out_views, index, load_acc(), final)
     return kb.finish()
+
+
+def _fold_group(kb, op, scratch, accs, lid, wg, tree, active):
+    """Combines the group's values in local `scratch` (one per item) into scratch[0], in a
+    fixed order: a tree (log2 wg barrier steps) or, on CPUs, item 0 folding them by index (one
+    barrier instead of a round per level). `active` (a bool value, uniform in the group, or
+    None): only then are values combined; the barriers are passed either way, which keeps them
+    in uniform control flow."""
+    b = kb.b
+    zero = kb.i64(0)
+
+    def when(cond):
+        return cond if active is None else kb.op("And", active, cond)
+
+    if not tree:
+        cond = b.create_if(when(kb.cmp("Eq", lid, zero)))
+        with G.Block(kb, G.then_block(cond)):
+            for sc, v in zip(accs, (kb.load(sc2, zero) for sc2 in scratch)):
+                kb.store(sc, zero, v)
+            fold, i = G.for_loop(kb, kb.i64(1), kb.i64(wg), kb.i64(1), "i")
+            with G.Block(kb, fold):
+                mine = tuple(kb.load(sc, zero) for sc in accs)
+                theirs = tuple(kb.load(sc, i) for sc in scratch)
+                for sc, v in zip(accs, op.combine(kb, mine, theirs)):
+                    kb.store(sc, zero, v)
+            for sc, acc in zip(scratch, accs):
+                kb.store(sc, zero, kb.load(acc, zero))
+        return
+    s = wg // 2
+    while s >= 1:
+        cond = b.create_if(when(kb.cmp("Lt", lid, kb.i64(s))))
+        with G.Block(kb, G.then_block(cond)):
+            other = kb.op("Add", lid, kb.i64(s))
+            mine = tuple(kb.load(sc, lid) for sc in scratch)
+            theirs = tuple(kb.load(sc, other) for sc in scratch)
+            for sc, v in zip(scratch, op.combine(kb, mine, theirs)):
+                kb.store(sc, lid, v)
+        b.barrier(kb.core.IrMemoryScope.WorkGroup)
+        s //= 2
+
+
+def _finish_last_group(kb, op, part_views, out_view, counter_view, scratch, accs, m, P, lid,
+                       wg, tree):
+    """The end of a single-pass reduction (SINGLE_PASS), after item 0 wrote the group's
+    partial: item 0 publishes it (a device-scope fence, then the counter of output element m
+    counts the group) and learns whether the group was the element's last; that group then
+    combines the element's P partials in a fixed order (item l takes partials l, l + wg, ...;
+    then the group's fold) and writes the result, and item 0 resets the counter for the next
+    launch."""
+    b = kb.b
+    core = kb.core
+    zero = kb.i64(0)
+    scope = core.IrMemoryScope.Device
+    acq_rel = core.IrMemoryOrder.AcqRel
+    flag = kb.local(_I32, 1)
+    is_first_item = kb.cmp("Eq", lid, zero)
+    cond = b.create_if(is_first_item)
+    with G.Block(kb, G.then_block(cond)):
+        b.fence(acq_rel, scope)
+        done = b.atomic_rmw(core.AtomicRmwKind.Add, kb.ptr(counter_view), m,
+                            kb.const(_I32, 1), acq_rel, scope)
+        last = kb.cmp("Eq", B.convert(b, done, _I32, _I64), kb.op("Sub", P, kb.i64(1)))
+        kb.store(flag, zero, b.select(last, kb.const(_I32, 1), kb.const(_I32, 0)))
+    b.barrier(core.IrMemoryScope.WorkGroup)
+    last = kb.cmp("Ne", kb.load(flag, zero), kb.const(_I32, 0))
+    cond = b.create_if(last)
+    with G.Block(kb, G.then_block(cond)):
+        b.fence(acq_rel, scope)  # the other groups' partials, published before their counts
+        for acc, ident, d in zip(accs, op.identity, op.acc_dtypes):
+            kb.store(acc, zero, kb.const(d, ident))
+        body, k = G.for_loop(kb, lid, P, kb.i64(wg), "k")
+        with G.Block(kb, body):
+            index = kb.op("Add", kb.op("Mul", m, P), k)
+            theirs = tuple(kb.load(kb.ptr(v), index) for v in part_views)
+            mine = tuple(kb.load(acc, zero) for acc in accs)
+            for acc, v in zip(accs, op.combine(kb, mine, theirs)):
+                kb.store(acc, zero, v)
+        for sc, acc in zip(scratch, accs):
+            kb.store(sc, lid, kb.load(acc, zero))
+    b.barrier(core.IrMemoryScope.WorkGroup)
+    _fold_group(kb, op, scratch, accs, lid, wg, tree, last)
+    cond = b.create_if(kb.op("And", last, is_first_item))
+    with G.Block(kb, G.then_block(cond)):
+        _write(kb, op, [out_view], m, tuple(kb.load(sc, zero) for sc in scratch), True)
+        b.atomic_store(kb.ptr(counter_view), m, kb.const(_I32, 0),
+                       core.IrMemoryOrder.Relaxed, scope)
 
 
 def _write(kb, op, out_views, index, acc, final):
