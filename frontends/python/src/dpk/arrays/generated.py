@@ -51,6 +51,22 @@ class ViewArg:
 
 
 _sigs = {}
+_view_args = {}
+VIEW_ARG_LIMIT = 4096
+
+
+def view_arg(ptr, device):
+    """The ViewArg of address `ptr` on `device`, made once per address: pooled result blocks
+    and long-lived arrays come back launch after launch, and a ViewArg holds nothing alive, so
+    one object serves every launch at that address (a dict lookup instead of a new object and
+    its descriptor tuple on each launch)."""
+    key = (ptr, device)
+    arg = _view_args.get(key)
+    if arg is None:
+        if len(_view_args) >= VIEW_ARG_LIMIT:
+            _view_args.clear()
+        arg = _view_args[key] = ViewArg(ptr, device)
+    return arg
 
 
 def _device_sig(device):

@@ -260,16 +260,17 @@ def reduce(op, node, axes, device):
     first = recipe.steps[0]
     fusion_report(plan, first.kernel, node, op)
     head = fusion.operand_args(plan, device)
+    view_arg = G.view_arg
     if recipe.single:
-        partials = [Buffer(device, n) for n in recipe.partial_bytes]
-        first.fire([out] + partials + [_counters(device)], head, device)
+        first.fire([view_arg(out.ptr, device)] + recipe.scratch_args(device), head)
         return out
     if len(recipe.steps) == 1:
-        first.fire([out], head, device)
+        first.fire([view_arg(out.ptr, device)], head)
         return out
-    partials = [Buffer(device, n) for n in recipe.partial_bytes]
-    first.fire(partials, head, device)
-    recipe.steps[1].fire([out], [G.ViewArg(b.ptr, device) for b in partials], device)
+    buffers = [Buffer(device, n) for n in recipe.partial_bytes]
+    partials = [view_arg(b.ptr, device) for b in buffers]
+    first.fire(partials, head)
+    recipe.steps[1].fire([view_arg(out.ptr, device)], partials)
     return out
 
 
@@ -308,7 +309,19 @@ def _knobs():
 
 
 class _Recipe:
-    __slots__ = ("M", "steps", "partial_bytes", "single")
+    __slots__ = ("M", "steps", "partial_bytes", "single", "_scratch")
+
+    def scratch_args(self, device):
+        """A single-pass launch's partials and counters (after the result): the partials'
+        memory is the recipe's own, made on its first launch. Every launch of the recipe runs
+        on the device's one in-order queue, so the next one starts after the last group of
+        this one read them; the recipes of single passes are small (M <= COUNTER_SLOTS)."""
+        if self._scratch is None:
+            buffers = [Buffer(device, n) for n in self.partial_bytes]
+            args = [G.view_arg(b.ptr, device) for b in buffers]
+            args.append(G.view_arg(_counters(device).ptr, device))
+            self._scratch = (buffers, args)
+        return self._scratch[1]
 
 
 def _aligned_leaves(plan, device):
@@ -361,11 +374,9 @@ class _Step:
 
     __slots__ = ("kernel", "index_range", "tail")
 
-    def fire(self, outs, head, device):
-        args = [G.ViewArg(b.ptr, device) for b in outs]
-        args += head
-        args += self.tail
-        self.kernel.launch(self.index_range, args)
+    def fire(self, outs, head):
+        """Launches with `outs` (ViewArgs of the outputs) and `head` before the tail."""
+        self.kernel.launch(self.index_range, outs + head + self.tail)
 
 
 def _recipe(op, plan, shape, axes, device, aligned=()):
@@ -376,6 +387,7 @@ def _recipe(op, plan, shape, axes, device, aligned=()):
     recipe.steps = []
     recipe.partial_bytes = ()
     recipe.single = False
+    recipe._scratch = None
     if M == 0:
         return recipe
     groups, items = _target_parallelism(device)
@@ -456,7 +468,7 @@ def _launch(op, plan, geo, node, device, wg, parts, chunk, outs, final):
     if node is not None:
         fusion_report(plan, step.kernel, node, op)
     head = fusion.operand_args(plan, device)
-    step.fire(outs, head, device)
+    step.fire([G.view_arg(b.ptr, device) for b in outs], head)
 
 
 def _step(op, plan, geo, device, wg, parts, chunk, final, aligned=(), single=False):
