@@ -59,6 +59,9 @@ class Array:
 
     _dpk_array = True
     __array_ufunc__ = None  # NumPy's operators return NotImplemented: dpk's reflected run
+    # The graph leaf of a materialized array, made on first use (_as_node): its memory and
+    # geometry never change, and every operation on it needs one (1-2 us to make each time).
+    _leaf = None
 
     def __init__(self, shape, dtype, device=None, *, _ptr=None, _owner=None):
         if isinstance(shape, int):
@@ -117,10 +120,14 @@ class Array:
 
     def _as_node(self):
         """The graph node standing for this array's value."""
-        if self._node is not None:
-            return self._node
-        return fusion.leaf(self._base, self._offset, self._shape, self._strides, self._dtype,
-                           self._device)
+        node = self._node
+        if node is not None:
+            return node
+        leaf = self._leaf
+        if leaf is None:
+            leaf = self._leaf = fusion.leaf(self._base, self._offset, self._shape,
+                                            self._strides, self._dtype, self._device)
+        return leaf
 
     # ---- raw access: kernels, interchange ----------------------------------------------------
     @property

@@ -48,10 +48,11 @@ MAX_ARGS = 64
 EXTERNAL_OPS = {}
 
 _enabled = os.environ.get("DPK_FUSION", "1").strip().lower() not in ("0", "off", "false", "no")
-_pending = weakref.WeakValueDictionary()  # id -> lazy array not yet materialized
-# Its plain dict, for the launch path's emptiness test (a WeakValueDictionary's len() is Python
-# code: 0.3 us per array per launch).
-_pending_refs = _pending.data
+# Lazy arrays not yet materialized: id(ref) -> ref, a weak reference whose callback removes
+# it when its array dies (a plain dict of built-in weak references: a WeakValueDictionary's
+# Python-level KeyedRef cost 1 us per operation, and the launch path tests this dict's
+# emptiness). The array keeps its ref (_pending_ref) for untrack.
+_pending_refs = {}
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -209,21 +210,32 @@ def _user_frame():
 
 # ---- lazy arrays ------------------------------------------------------------------------------
 
+def _forget(ref):
+    _pending_refs.pop(id(ref), None)
+
+
 def track(array):
     """Registers a lazy array (for flush_readers)."""
-    _pending[id(array)] = array
+    ref = weakref.ref(array, _forget)
+    array._pending_ref = ref
+    _pending_refs[id(ref)] = ref
 
 
 def untrack(array):
-    _pending.pop(id(array), None)
+    ref = array.__dict__.pop("_pending_ref", None)
+    if ref is not None:
+        _pending_refs.pop(id(ref), None)
 
 
 def flush_readers(buffer, keep=None):
     """Materializes every lazy array whose graph reads `buffer`, before something writes it
     (so no lazy result observes a later value). `keep` is not materialized."""
-    if not _pending:
+    if not _pending_refs:
         return
-    for arr in list(_pending.values()):
+    for ref in list(_pending_refs.values()):
+        arr = ref()
+        if arr is None:
+            continue
         node = arr._node
         if arr is keep or node is None:
             continue
@@ -242,7 +254,7 @@ def flush_arguments(args):
 
 
 def pending_count():
-    return len(_pending)
+    return len(_pending_refs)
 
 
 # ---- materialization ----------------------------------------------------------------------------
@@ -265,7 +277,10 @@ def materialize(node):
     buf = Buffer(device, n * node.dtype.itemsize)
     if n:
         run(node, buf, 0, node.shape, c_strides(node.shape), node.dtype)
-    node.result = buf
+    if node.op != "leaf":
+        # (a leaf stands for memory that later writes change, and arrays keep theirs: a copy
+        # of it made now is no answer for later)
+        node.result = buf
     return buf
 
 

@@ -221,6 +221,7 @@ class _HostWrap:
         view._dpk_sig, view._dpk_view  # noqa: B018 (computes and caches them)
         state = dict(view.__dict__)
         state.pop("_base")
+        state.pop("_leaf", None)  # a graph leaf names the memory: each view makes its own
         self.state = state
 
     def view(self, a, device):
