@@ -165,3 +165,54 @@ def test_staging_out_of_memory_follows_the_fallback_policy(core, mode):
             run.stdout, run.stdout + run.stderr
         assert "untouched [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0] [1.0" in run.stdout
         assert "dpk warning" not in run.stderr
+
+
+# ---- arrays on a device that is not the host (the fault plugin's GPU-typed device) ----------
+
+def test_arrays_on_an_asynchronous_device_and_a_failure_after_the_launch(core):
+    """The array layer's GPU paths (launches without events, single-pass reductions, vector
+    layouts) on the fault plugin's GPU-typed device, which runs them on this machine: results
+    match NumPy; a kernel that fails after its launch returned (DPK_FAULT_INJECT=async) is
+    raised as a DeviceError naming it by the next operation that waits, and never before."""
+    folder = _test_plugin_dir()
+    if folder is None:
+        pytest.skip("the fault test plugin is not built here (a CMake build has it)")
+    env = dict(os.environ, DPK_PLUGIN_PATH=folder, DPK_DEVICE_SELECTOR="fault:gpu")
+    env.pop("DPK_CONFIG", None)
+    env.pop("DPK_FAULT_INJECT", None)
+    code = textwrap.dedent("""
+        import os
+        import numpy as np
+        import dpk
+        from dpk.arrays import reduction
+
+        dev = dpk.default_device()
+        assert dev.backend == "fault" and dev.device_type == "gpu"
+        rng = np.random.default_rng(3)
+        x = rng.standard_normal(70_000).astype(np.float32)
+        m = rng.standard_normal((3, 9_000)).astype(np.float32)
+        dx, dm = dpk.asarray(x, device=dev), dpk.asarray(m, device=dev)
+        np.testing.assert_allclose(float(dpk.sum(dx)), x.sum(dtype=np.float64), rtol=1e-4)
+        assert list(reduction._recipes.values())[-1].single
+        np.testing.assert_allclose(dpk.asnumpy(dpk.sum(dm, axis=1)),
+                                   m.sum(axis=1, dtype=np.float64), rtol=1e-4)
+        assert int(dpk.argmax(dx)) == int(np.argmax(x))
+        np.testing.assert_allclose(dpk.asnumpy(dx * 2 + 1), x * 2 + 1, rtol=1e-6)
+        print("results ok")
+
+        os.environ["DPK_FAULT_INJECT"] = "async"
+        y = dx + 3
+        y._materialize()  # launched: the failure is not known yet
+        print("launched")
+        os.environ["DPK_FAULT_INJECT"] = "none"
+        try:
+            dpk.asnumpy(y)
+        except dpk.DeviceError as exc:
+            print("raised", exc)
+    """)
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "results ok" in run.stdout and "launched" in run.stdout, run.stdout + run.stderr
+    raised = [line for line in run.stdout.splitlines() if line.startswith("raised")]
+    assert raised and "injected asynchronous device error" in raised[0], run.stdout

@@ -33,11 +33,16 @@ _by_filter = {}
 class Device:
     """A dpk device. Equal devices are the same object."""
 
-    __slots__ = ("_dev", "_queue", "__weakref__")
+    __slots__ = ("_dev", "_queue", "_is_host", "_has_fp64", "_device_type", "__weakref__")
 
     def __init__(self, native):
         self._dev = native
         self._queue = None
+        # Fixed facts every array operation asks for, read from the native device once (each
+        # read through the extension costs a call, and a string one a new str).
+        self._is_host = native.backend == "host"
+        self._has_fp64 = bool(native.aspects & _ASPECTS["fp64"])
+        self._device_type = _DEVICE_TYPES.get(native.device_type, "unknown")
 
     @property
     def backend(self) -> str:
@@ -64,12 +69,12 @@ class Device:
 
     @property
     def device_type(self) -> str:
-        return _DEVICE_TYPES.get(self._dev.device_type, "unknown")
+        return self._device_type
 
     @property
     def is_host(self) -> bool:
         """The host backend runs kernels in this process: it reads NumPy memory directly."""
-        return self._dev.backend == "host"
+        return self._is_host
 
     @property
     def max_work_group_size(self) -> int:
@@ -81,7 +86,7 @@ class Device:
 
     @property
     def has_fp64(self) -> bool:
-        return bool(self._dev.aspects & _ASPECTS["fp64"])
+        return self._has_fp64
 
     # ---- what the C API's dpk_device_info_t says, under dpctl's names --------------------------
 

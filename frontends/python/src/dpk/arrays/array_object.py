@@ -41,7 +41,7 @@ from .._ir.types import supported_dtype
 from .._runtime import diagnostics
 from .._runtime.devices import Device, Queue, get_current_device, get_devices, select_device
 from . import dtypes as D
-from . import fusion, indexing, interchange
+from . import fusion, generated, indexing, interchange
 from .elementwise_table import INPLACE, OPERATORS, REFLECTED, Row, resolve
 from .memory import (Buffer, broadcast_shape, c_strides, element_range, is_c_contiguous,
                      size_of)
@@ -329,7 +329,7 @@ class Array:
         out = np.empty(self._shape, dtype=self._dtype)
         if self.nbytes:
             ptr = src._base.ptr + src._offset * self._dtype.itemsize
-            self._device.queue.copy(out.ctypes.data, ptr, self.nbytes).wait()
+            generated.read_back(self._device, out.ctypes.data, ptr, self.nbytes)
         return out
 
     # ---- interchange (interchange.py has the rules) -------------------------------------------

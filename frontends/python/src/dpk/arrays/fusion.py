@@ -165,7 +165,7 @@ def make_complex(re, im, dtype):
 
 
 def cast(node, dtype):
-    if node.dtype == dtype:
+    if node.dtype is dtype or node.dtype == dtype:
         return node
     if node.op == "scalar":
         if dtype.kind == "c":
@@ -180,19 +180,16 @@ def cast(node, dtype):
 def apply(op, args, dtype, shape):
     """A new graph node `op` of `args` (nodes), bounded in size: an operand that would make the
     graph too large is materialized first."""
+    shape = tuple(shape)
     while True:
-        count, leaves = 1, 0
-        for a in args:
-            count += a.count
-            leaves += a.nleaves
-        if count <= MAX_NODES and leaves <= MAX_LEAVES:
+        node = Node(op, list(args), dtype, shape, args[0].device)  # (counts its graph)
+        if node.count <= MAX_NODES and node.nleaves <= MAX_LEAVES:
             break
         biggest = max((a for a in args if a.op not in ("leaf", "scalar", "iota")),
                       key=lambda a: (a.nleaves, a.count), default=None)
         if biggest is None:
             break
         args = [result_leaf(a) if a is biggest else a for a in args]
-    node = Node(op, list(args), dtype, tuple(shape), args[0].device)
     if diagnostics.enabled(2):
         node.where = _user_frame()
     return node

@@ -138,6 +138,17 @@ def track_event(device, event):
         queue.popleft().wait()  # complete or the oldest of too many: waiting is cheap or due
 
 
+def read_back(device, dst, src, nbytes):
+    """Copies `nbytes` of device memory at `src` to the host address `dst`, and waits for the
+    copy and for everything before it on the device's queue. Array launches carry no events, so
+    a kernel that failed after its launch returned is raised here, by the queue's wait (which
+    names it), instead of its output being read as data."""
+    event = device.queue.copy(dst, src, nbytes)
+    if not waits_at_once(device):
+        device.synchronize()
+    event.wait()
+
+
 def synchronize(device):
     """Waits for every array kernel on device and raises the first failure."""
     queue = _events.pop(device, None)

@@ -260,7 +260,7 @@ def _run_indexed(mode, x, offset, rshape, src_strides, operands, out_view, value
     args += fusion.stride_args(sigs, strides)
     kernel.launch(space.index_range(), args)
     hit = np.zeros(1, np.int32)
-    device.queue.copy(hit.ctypes.data, flag.ptr, 4).wait()
+    G.read_back(device, hit.ctypes.data, flag.ptr, 4)
     if hit[0]:
         extents = ", ".join(str(op[2]) for op in operands)
         raise BoundsError(f"an index array holds an index out of bounds (axis size(s) "

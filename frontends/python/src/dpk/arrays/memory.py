@@ -24,8 +24,8 @@ from .._errors import OutOfMemoryError
 _MEM_DEVICE = 1
 
 POOL_LIMIT = int(os.environ.get("DPK_ARRAY_POOL_MB", "1024")) << 20
-_pool = {}          # (device handle, bucket size) -> [addresses]
-_pool_bytes = {}    # device handle -> bytes held
+_pool = {}          # (device, bucket size) -> [addresses] (a Device is unique per device)
+_pool_bytes = {}    # device -> bytes held
 _pool_lock = threading.Lock()
 
 
@@ -46,12 +46,14 @@ def _free(ptr):
 def _release(device, size, ptr):
     """Returns a block to the pool, or frees it when the pool is full (after the device's
     queue has run everything that may still use it)."""
-    handle = device._dev.handle
     with _pool_lock:
-        held = _pool_bytes.get(handle, 0)
+        held = _pool_bytes.get(device, 0)
         if held + size <= POOL_LIMIT:
-            _pool.setdefault((handle, size), []).append(ptr)
-            _pool_bytes[handle] = held + size
+            blocks = _pool.get((device, size))
+            if blocks is None:
+                blocks = _pool[(device, size)] = []
+            blocks.append(ptr)
+            _pool_bytes[device] = held + size
             return
     device.synchronize()
     _free(ptr)
@@ -63,11 +65,10 @@ def _allocate(device, nbytes):
         raise OutOfMemoryError(f"an array of {nbytes} bytes exceeds the address space of "
                                f"{device.filter_string}")
     size = _bucket(max(1, nbytes))
-    handle = device._dev.handle
     with _pool_lock:
-        blocks = _pool.get((handle, size))
+        blocks = _pool.get((device, size))
         if blocks:
-            _pool_bytes[handle] -= size
+            _pool_bytes[device] -= size
             return blocks.pop(), size
     try:
         return core().mem_alloc(device._dev, _MEM_DEVICE, size), size
@@ -79,7 +80,7 @@ def _allocate(device, nbytes):
 def release_pool(device=None):
     """Frees the pooled blocks (of one device, or of all)."""
     with _pool_lock:
-        keys = [k for k in _pool if device is None or k[0] == device._dev.handle]
+        keys = [k for k in _pool if device is None or k[0] is device]
         blocks = [p for k in keys for p in _pool.pop(k)]
         for k in keys:
             _pool_bytes[k[0]] = 0

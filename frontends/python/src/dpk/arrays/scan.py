@@ -555,7 +555,7 @@ def nonzero(x, Array):
     count = 0
     if n:
         last = np.zeros(1, np.int64)
-        device.queue.copy(last.ctypes.data, positions.ptr + (n - 1) * 8, 8).wait()
+        G.read_back(device, last.ctypes.data, positions.ptr + (n - 1) * 8, 8)
         count = int(last[0])
     indices = Buffer(device, max(count, 1) * 8)
     if count:
