@@ -2,10 +2,11 @@
 # sanitize.sh - the C++ test suite under AddressSanitizer + UndefinedBehaviorSanitizer (the
 # stress and fault tests of tests/stress included), then the scheduler (queue/event/runtime),
 # host-backend and threaded stress tests (StressThreads: many threads on every device, shared
-# queues, programs born and released concurrently) and the launch plans (threads sharing and
-# replacing a kernel's plans) under ThreadSanitizer. Separate build
-# folders (build-asan/, build-tsan/) so the normal build stays untouched. Run before resolving
-# changes to the runtime, the loader or a backend; too slow for every CI run on two cores.
+# queues, programs born and released concurrently), the launch plans (threads sharing and
+# replacing a kernel's plans) and the CUDA plugin's launches from several threads (over the fake
+# driver) under ThreadSanitizer. Separate build folders (build-asan/, build-tsan/) so the normal
+# build stays untouched. Run before resolving changes to the runtime, the loader or a backend;
+# too slow for every CI run on two cores.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/scripts/setup.sh" >/dev/null
@@ -26,4 +27,4 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run_suite asan address '.*'
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp
-run_suite tsan thread 'HostBackend|Runtime|Queue|Event|Loader|CApi|StressThreads|LaunchPlan'
+run_suite tsan thread 'HostBackend|Runtime|Queue|Event|Loader|CApi|StressThreads|LaunchPlan|FakeCuda'

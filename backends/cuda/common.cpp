@@ -68,16 +68,7 @@ dpk_status_t checkCu(CUresult result, const char *call, const std::string &conte
   return fail(mapCudaResult(result), result, std::move(message));
 }
 
-dpk_status_t makeCurrent(CUcontext context) {
-  // Every entry point runs on the caller's thread, whose current context may have been changed
-  // since dpk's last call by other CUDA code on that thread (CuPy, PyTorch or the application
-  // selecting another GPU), so the thread's current context is read each time, never remembered
-  // by dpk: a cache of our own would launch into the wrong context after such a switch. Reading it
-  // is cheaper than setting it, and setting it is needed only when it differs, which on a thread
-  // that uses one dpk device is only the first call.
-  CUcontext current = nullptr;
-  if (cu.ctxGetCurrent(&current) == CUDA_SUCCESS && current == context)
-    return DPK_SUCCESS;
+dpk_status_t setCurrent(CUcontext context) {
   return checkCu(cu.ctxSetCurrent(context), "cuCtxSetCurrent");
 }
 

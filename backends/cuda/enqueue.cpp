@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace dpk::cuda {
@@ -150,16 +151,19 @@ dpk_status_t enqueueLaunch(dpk_pl_event_t *outEvent, dpk_pl_queue_t handle, dpk_
   // Marshal the arguments: kernelParams[i] points to argument i's bytes.
   void *inlineParams[InlineArgs];
   uint64_t inlineOffsets[InlineArgs];
-  std::vector<void *> heapParams;
-  std::vector<uint64_t> heapOffsets;
+  std::unique_ptr<void *[]> heapParams;
+  std::unique_ptr<uint64_t[]> heapOffsets;
   void **params = inlineParams;
   uint64_t *localOffsets = inlineOffsets;
   if (numArgs > InlineArgs) {
-    heapParams.resize(numArgs);
-    heapOffsets.resize(numArgs);
-    params = heapParams.data();
-    localOffsets = heapOffsets.data();
+    heapParams.reset(new void *[numArgs]);
+    heapOffsets.reset(new uint64_t[numArgs]);
+    params = heapParams.get();
+    localOffsets = heapOffsets.get();
   }
+  // Read once: the stores into params[] below could alias the vector as far as the compiler
+  // knows, which made it reload the kernel's list for every argument.
+  const size_t *expectedSizes = kernel.paramsKnown ? kernel.paramSizes.data() : nullptr;
   uint64_t localBytes = 0;
   for (uint32_t i = 0; i < numArgs; ++i) {
     const dpk_kernel_arg_t &arg = args[i];
@@ -181,11 +185,11 @@ dpk_status_t enqueueLaunch(dpk_pl_event_t *outEvent, dpk_pl_queue_t handle, dpk_
       passed = sizeof(uint64_t);
       break;
     }
-    if (kernel.paramsKnown && kernel.paramSizes[i] != passed)
+    if (expectedSizes && expectedSizes[i] != passed)
       return fail(DPK_ERROR_INVALID_ARGUMENT,
                   "enqueue_launch: " + std::string(kindName(arg.kind)) + " argument " +
                       std::to_string(i) + " of " + where() + " is " + std::to_string(passed) +
-                      " bytes, the kernel's parameter is " + std::to_string(kernel.paramSizes[i]));
+                      " bytes, the kernel's parameter is " + std::to_string(expectedSizes[i]));
   }
 
   // Dynamic shared memory: past the default 48 KiB the kernel must opt in, up to the device's
@@ -210,24 +214,28 @@ dpk_status_t enqueueLaunch(dpk_pl_event_t *outEvent, dpk_pl_queue_t handle, dpk_
     }
   }
 
-  BlockLimits limits;
-  limits.maxThreads = static_cast<uint64_t>(kernel.maxThreadsPerBlock);
-  for (int i = 0; i < 3; ++i) {
-    limits.maxBlock[i] = static_cast<uint64_t>(device.maxBlock[i]);
-    limits.maxGrid[i] = static_cast<uint64_t>(device.maxGrid[i]);
+  // A configuration launched before has its geometry remembered; a new one is checked against
+  // the kernel's and the device's limits (every time, while it fails them).
+  const Geometry *geometry = kernel.geometries.find(*config);
+  Geometry computed;
+  if (!geometry) {
+    std::string why = computeGeometry(*config, kernel.limits, computed);
+    if (!why.empty())
+      return fail(DPK_ERROR_INVALID_RANGE, "enqueue_launch: " + where() + ": " + why);
+    kernel.geometries.remember(*config, computed);
+    geometry = &computed;
   }
-  Geometry geometry;
-  std::string why = computeGeometry(*config, limits, geometry);
-  if (!why.empty())
-    return fail(DPK_ERROR_INVALID_RANGE, "enqueue_launch: " + where() + ": " + why);
 
-  RETURN_ON_FAILURE(waitForDependencies(queue, numDeps, deps));
+  if (numDeps)
+    RETURN_ON_FAILURE(waitForDependencies(queue, numDeps, deps));
+  // Nobody can ask about a launch without an out-event (beginCommandEvent would make none).
   std::unique_ptr<Event> event;
-  RETURN_ON_FAILURE(
-      beginCommandEvent(queue, outEvent != nullptr, CommandKind::Kernel, 0, kernel.name, event));
+  if (outEvent)
+    RETURN_ON_FAILURE(
+        beginCommandEvent(queue, true, CommandKind::Kernel, 0, kernel.name, event));
   CUresult rc =
-      cu.launchKernel(kernel.function, geometry.grid[0], geometry.grid[1], geometry.grid[2],
-                      geometry.block[0], geometry.block[1], geometry.block[2],
+      cu.launchKernel(kernel.function, geometry->grid[0], geometry->grid[1], geometry->grid[2],
+                      geometry->block[0], geometry->block[1], geometry->block[2],
                       static_cast<unsigned>(localBytes), queue.stream, params, nullptr);
   if (rc != CUDA_SUCCESS) {
     dpk_status_t status = checkCu(rc, "cuLaunchKernel", where());
@@ -236,11 +244,9 @@ dpk_status_t enqueueLaunch(dpk_pl_event_t *outEvent, dpk_pl_queue_t handle, dpk_
       status = fail(DPK_ERROR_LAUNCH, rc, plugin::lastError(nullptr));
     return status;
   }
-  {
-    std::lock_guard<std::mutex> guard(queue.lock);
-    if (queue.lastKernel != kernel.name)
-      queue.lastKernel = kernel.name;
-  }
+  queue.noteKernel(kernel.name);
+  if (!outEvent)
+    return DPK_SUCCESS;
   return endCommandEvent(queue, event, outEvent);
 }
 

@@ -25,6 +25,12 @@ dpk_status_t kernelCreate(dpk_pl_kernel_t *out, dpk_pl_program_t program, const 
                                              kernel->function),
                          "cuFuncGetAttribute");
   kernel->dynamicSharedLimit.store(dynamicLimit);
+  const Device &device = *prog.context->device;
+  kernel->limits.maxThreads = static_cast<uint64_t>(kernel->maxThreadsPerBlock);
+  for (int i = 0; i < 3; ++i) {
+    kernel->limits.maxBlock[i] = static_cast<uint64_t>(device.maxBlock[i]);
+    kernel->limits.maxGrid[i] = static_cast<uint64_t>(device.maxGrid[i]);
+  }
   if (cu.funcGetParamInfo) {
     // Enumerate parameters until the driver says the index is past the end.
     // Any other failure leaves the list unknown rather than wrong.

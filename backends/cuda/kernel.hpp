@@ -2,8 +2,9 @@
 #ifndef DPK_BACKENDS_CUDA_KERNEL_HPP
 #define DPK_BACKENDS_CUDA_KERNEL_HPP
 
-#include "program.hpp"
 #include "entries.hpp"
+#include "geometry_memo.hpp"
+#include "program.hpp"
 
 #include <atomic>
 #include <memory>
@@ -23,6 +24,10 @@ struct Kernel {
   /// Byte size of each parameter, when the driver can tell (cuFuncGetParamInfo); else empty.
   std::vector<size_t> paramSizes;
   bool paramsKnown = false;
+  /// The kernel's thread limit and its device's block and grid limits, read at creation.
+  BlockLimits limits;
+  /// Geometries of configurations launched before (geometry_memo.hpp).
+  GeometryMemo geometries;
 };
 
 inline Kernel *toKernel(dpk_pl_kernel_t handle) { return reinterpret_cast<Kernel *>(handle); }

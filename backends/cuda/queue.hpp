@@ -10,6 +10,7 @@
 #include "context.hpp"
 #include "entries.hpp"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -24,10 +25,23 @@ struct Queue {
   /// The kernel most recently launched here: an asynchronous fault names it, since the driver
   /// reports faults at the next synchronization without saying which kernel raised them.
   std::shared_ptr<const std::string> lastKernel;
+  /// lastKernel.get(), written with it under the lock and read without it, so a launch of the
+  /// same kernel as the one before costs one load instead of a lock pair. Equal pointers are the
+  /// same name: lastKernel keeps the string alive, so no other name can take its address.
+  std::atomic<const std::string *> lastKernelName{nullptr};
 
   std::shared_ptr<const std::string> latestKernel() {
     std::lock_guard<std::mutex> guard(lock);
     return lastKernel;
+  }
+
+  /// Makes `kernel` the queue's last kernel.
+  void noteKernel(const std::shared_ptr<const std::string> &kernel) {
+    if (lastKernelName.load(std::memory_order_relaxed) == kernel.get())
+      return;
+    std::lock_guard<std::mutex> guard(lock);
+    lastKernel = kernel;
+    lastKernelName.store(kernel.get(), std::memory_order_relaxed);
   }
 };
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 using fake_driver_test::FakeDriver;
@@ -399,6 +400,46 @@ TEST_F(FakeCuda, ModuleAndFunctionErrorsCarryTheDriversStory) {
   EXPECT_TRUE(contains(lastError(), "cuModuleGetFunction: CUDA_ERROR_NOT_FOUND (500)"))
       << lastError();
   EXPECT_TRUE(contains(lastError(), "no kernel 'nope' in program")) << lastError();
+}
+
+// Threads launching on one queue at once, the two kernels in turn, with twelve configurations
+// between them (more than the geometry memo's eight slots): what a launch remembers (the
+// geometry per configuration, the queue's last kernel) is shared, so this is the test that
+// ThreadSanitizer checks it with.
+TEST_F(FakeCuda, ConcurrentLaunchesOnOneQueue) {
+  uint32_t scalar = 0;
+  std::vector<dpk_kernel_arg_t> mixedArgs = pointerArgs(2);
+  mixedArgs.push_back({DPK_ARG_SCALAR, sizeof(scalar), &scalar});
+  mixedArgs.push_back({DPK_ARG_LOCAL, 16, nullptr});
+  mixedArgs.push_back({DPK_ARG_LOCAL, 16, nullptr});
+  std::vector<dpk_kernel_arg_t> emptyArgs = pointerArgs(4);
+  unsigned long long before = driver.lastLaunch().count;
+  constexpr int Threads = 4, Launches = 200;
+  std::vector<std::thread> threads;
+  std::vector<int> failures(Threads, 0);
+  for (int thread = 0; thread < Threads; ++thread)
+    threads.emplace_back([&, thread] {
+      for (int i = 0; i < Launches; ++i) {
+        bool isMixed = i % 2 != 0;
+        dpk_launch_config_t config = range(64 * (1 + (thread + i) % 12)); // 12 configurations
+        if (launch(isMixed ? mixed : empty4, config, isMixed ? mixedArgs : emptyArgs) !=
+            DPK_SUCCESS)
+          ++failures[thread];
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (int thread = 0; thread < Threads; ++thread)
+    EXPECT_EQ(failures[thread], 0) << "thread " << thread;
+  EXPECT_EQ(t.queue_finish(queue), DPK_SUCCESS) << lastError();
+  EXPECT_EQ(driver.lastLaunch().count, before + Threads * Launches);
+  // Every remembered geometry is the one computed: 64 * k work-items in blocks that divide it.
+  for (uint64_t k = 1; k <= 12; ++k) {
+    ASSERT_EQ(launch(empty4, range(64 * k), emptyArgs), DPK_SUCCESS) << lastError();
+    FakeCudaLaunch last = driver.lastLaunch();
+    EXPECT_EQ(uint64_t(last.grid[0]) * last.block[0], 64 * k);
+    EXPECT_LE(last.block[0], 256u);
+  }
 }
 
 // Every entry runs inside the plugin's guard: what the C++ library throws inside comes back as

@@ -22,6 +22,7 @@ std::mutex injectedLock;
 std::vector<Injected> injected; // guarded by injectedLock
 
 FakeCudaLaunch lastLaunchRecord{};
+std::mutex lastLaunchMutex;
 
 } // namespace
 
@@ -39,6 +40,8 @@ int takeInjectedFailure(const char *symbol) {
 }
 
 FakeCudaLaunch &lastLaunch() { return lastLaunchRecord; }
+
+std::mutex &lastLaunchLock() { return lastLaunchMutex; }
 
 CUcontext primaryContext() {
   static CUctx_st context;
@@ -61,4 +64,7 @@ FAKE_CUDA_EXPORT void fakeCudaFailNext(const char *symbol, int result) {
   pendingFailures.fetch_add(1, std::memory_order_relaxed);
 }
 
-FAKE_CUDA_EXPORT void fakeCudaLastLaunch(FakeCudaLaunch *out) { *out = lastLaunchRecord; }
+FAKE_CUDA_EXPORT void fakeCudaLastLaunch(FakeCudaLaunch *out) {
+  std::lock_guard<std::mutex> guard(lastLaunchMutex);
+  *out = lastLaunchRecord;
+}

@@ -4,10 +4,13 @@
 
 #include "FakeCudaControl.h"
 
+#include <mutex>
+
 namespace fake_cuda {
 
-/// Written by every accepted launch, read by fakeCudaLastLaunch; tests launch from one thread.
+/// Written by every accepted launch and read by fakeCudaLastLaunch, under lastLaunchLock().
 FakeCudaLaunch &lastLaunch();
+std::mutex &lastLaunchLock();
 
 } // namespace fake_cuda
 

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <sstream>
 
 using namespace fake_cuda;
@@ -237,6 +238,9 @@ FAKE_CUDA_EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gridX, un
   if (!gridX || !gridY || !gridZ || !threads || threads > MaxThreadsPerBlock || blockZ > 64 ||
       gridY > 65535 || gridZ > 65535 || int(sharedBytes) > function->maxDynamicShared)
     return CUDA_ERROR_INVALID_VALUE;
+  // Launches may come from several threads at once (a test of the plugin's launch path under
+  // ThreadSanitizer): the record is the fake's only shared state they write.
+  std::lock_guard<std::mutex> guard(lastLaunchLock());
   FakeCudaLaunch &record = lastLaunch();
   ++record.count;
   record.grid[0] = gridX;
