@@ -2,7 +2,7 @@
 // configuration seen before skips computeGeometry.
 //
 // A Range launch searches for the block (largestDivisorAtMost): for a size without small
-// factors that is up to 256 divisions per dimension, on every launch, and even an easy size
+// factors that is up to 255 divisions per dimension, on every launch, and even an easy size
 // costs about 200 instructions, a third of the plugin's own launch. The geometry depends on the
 // configuration, the kernel's thread limit and the device's block and grid limits, and the last
 // two never change for a kernel, so the configuration alone is the key. Only geometries that
