@@ -71,7 +71,7 @@ class Node:
     "scalar" (value, carrier), "cast", or a row name of the elementwise table."""
 
     __slots__ = ("op", "args", "dtype", "shape", "device", "buffer", "offset", "strides",
-                 "value", "carrier", "result", "count", "nleaves", "bases", "where",
+                 "value", "carrier", "result", "count", "nleaves", "bases", "where", "memo",
                  "__weakref__")
 
     def __init__(self, op, args, dtype, shape, device):
@@ -87,6 +87,7 @@ class Node:
         self.carrier = None
         self.result = None
         self.where = None
+        self.memo = None  # a leaf's launches by kind (reduction.reduce), made on first use
         if args:
             # plain loops: a generator per buffer (any(...)) was about half of a node's cost
             count, nleaves, bases = 1, 0, ()

@@ -245,21 +245,37 @@ def reduce(op, node, axes, device):
     """Reduces `node` over `axes` (a set of dims of node.shape) with ReduceOp `op`; returns a
     Buffer of size M (kept elements, C order) holding component ``op.result`` of the final
     accumulators (dtype op.acc_dtypes[op.result])."""
-    plan = fusion.Plan(node)
-    aligned = _aligned_leaves(plan, device)
-    key = (op.name, op.acc_dtypes, plan.key, node.shape, tuple(sorted(axes)),
-           tuple([(lf.op, lf.shape, lf.strides) for lf in plan.leaves]), device,
-           aligned) + _knobs()
-    recipe = _recipes.get(key)
-    if recipe is None:
-        recipe = _recipes.keep(key, _recipe(op, plan, node.shape, set(axes), device, aligned))
+    axes_key = tuple(sorted(axes))
+    knobs = _knobs()
+    memo = node.memo if node.op == "leaf" else None
+    found = memo.get((op, axes_key, knobs)) if memo else None
+    if found is not None:
+        recipe, head = found
+        plan = fusion.Plan(node) if diagnostics.enabled(2) else None
+    else:
+        plan = fusion.Plan(node)
+        aligned = _aligned_leaves(plan, device)
+        key = (op.name, op.acc_dtypes, plan.key, node.shape, axes_key,
+               tuple([(lf.op, lf.shape, lf.strides) for lf in plan.leaves]), device,
+               aligned) + knobs
+        recipe = _recipes.get(key)
+        if recipe is None:
+            recipe = _recipes.keep(key, _recipe(op, plan, node.shape, set(axes), device,
+                                                 aligned))
+        head = fusion.operand_args(plan, device)
+        if node.op == "leaf":
+            # An array's leaf has one address and geometry for life (array_object._as_node):
+            # its next reduction of this kind takes the recipe and arguments from here.
+            if node.memo is None:
+                node.memo = {}
+            node.memo[(op, axes_key, knobs)] = (recipe, head)
     res_dtype = op.pair or op.acc_dtypes[op.result]
     out = Buffer(device, max(recipe.M, 0) * res_dtype.itemsize)
     if recipe.M == 0:
         return out
     first = recipe.steps[0]
-    fusion_report(plan, first.kernel, node, op)
-    head = fusion.operand_args(plan, device)
+    if plan is not None:
+        fusion_report(plan, first.kernel, node, op)
     view_arg = G.view_arg
     if recipe.single:
         first.fire([view_arg(out.ptr, device)] + recipe.scratch_args(device), head)
