@@ -5,6 +5,7 @@
 // right thing) is CudaPluginTest's, on a GPU.
 #include "FakeDriverTestSupport.h"
 
+#include "LoadedPlugin.h"
 #include "dpk/plugin.h"
 
 #include <gtest/gtest.h>
@@ -47,39 +48,15 @@ const char *const Ptx = R"(.version 7.5
 )";
 
 /// The plugin, loaded and initialized once per process (it loads the fake driver).
-struct Plugin {
-  void *library = nullptr;
-  dpk_plugin_dispatch_t t{};
-  std::string loadError;
-  std::vector<dpk_pl_device_t> devices;
-
+struct Plugin : dpk::test::LoadedPlugin {
   static Plugin &get() {
     static Plugin plugin;
     return plugin;
   }
-
-  Plugin() {
-    library = dlopen(DPK_CUDA_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
-    auto entry = library ? reinterpret_cast<dpk_plugin_get_dispatch_fn>(
-                               dlsym(library, DPK_PLUGIN_ENTRY_SYMBOL))
-                         : nullptr;
-    t.struct_size = sizeof(t);
-    if (!entry || entry(DPK_PLUGIN_ABI_VERSION, &t) != DPK_SUCCESS) {
-      loadError = "cannot load " DPK_CUDA_PLUGIN_PATH;
-      return;
-    }
-    if (t.init(nullptr) != DPK_SUCCESS) {
-      loadError = std::string("init failed: ") + t.last_error(nullptr);
-      return;
-    }
-    uint32_t count = 0;
-    t.get_devices(&count, nullptr);
-    devices.resize(count);
-    t.get_devices(&count, devices.data());
-  }
+  Plugin() : LoadedPlugin(DPK_CUDA_PLUGIN_PATH) {}
 };
 
-std::string lastError() { return Plugin::get().t.last_error(nullptr); }
+std::string lastError() { return Plugin::get().lastError(); }
 
 // CUresult codes the fake is asked to fail with (the driver's values).
 constexpr int CudaErrorIllegalAddress = 700;

@@ -7,6 +7,7 @@
 // The plugin comes from DPK_TEST_PLUGIN (else the build tree) and the PTX test kernels from
 // DPK_TEST_PTX_DIR (else the build tree), so the executable can run on a machine that has only
 // the NVIDIA driver.
+#include "LoadedPlugin.h"
 #include "dpk/plugin.h"
 
 #include <gtest/gtest.h>
@@ -33,47 +34,15 @@ std::string ptxPath(const char *name) {
 }
 
 /// The plugin, loaded and initialized once per process.
-struct Plugin {
-  void *library = nullptr;
-  dpk_plugin_dispatch_t t{};
-  std::string loadError;
-  std::vector<dpk_pl_device_t> devices;
-
+struct Plugin : dpk::test::LoadedPlugin {
   static Plugin &get() {
     static Plugin plugin;
     return plugin;
   }
-
-  Plugin() {
-    library = dlopen(pluginPath(), RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-      loadError = dlerror();
-      return;
-    }
-    auto entry =
-        reinterpret_cast<dpk_plugin_get_dispatch_fn>(dlsym(library, DPK_PLUGIN_ENTRY_SYMBOL));
-    if (!entry) {
-      loadError = "no dpk_plugin_get_dispatch";
-      return;
-    }
-    t.struct_size = sizeof(t);
-    if (entry(DPK_PLUGIN_ABI_VERSION, &t) != DPK_SUCCESS) {
-      loadError = "dpk_plugin_get_dispatch failed";
-      return;
-    }
-    if (t.init(nullptr) != DPK_SUCCESS) {
-      loadError = std::string("init failed: ") + t.last_error(nullptr);
-      return;
-    }
-    uint32_t count = 0;
-    if (t.get_devices(&count, nullptr) == DPK_SUCCESS && count) {
-      devices.resize(count);
-      t.get_devices(&count, devices.data());
-    }
-  }
+  Plugin() : LoadedPlugin(pluginPath()) {}
 };
 
-std::string lastError() { return Plugin::get().t.last_error(nullptr); }
+std::string lastError() { return Plugin::get().lastError(); }
 
 std::string readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);

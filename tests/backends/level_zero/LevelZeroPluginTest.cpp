@@ -2,6 +2,7 @@
 // no Level Zero driver) it must load, report zero devices with the reason and never hang; the
 // device tests skip with that reason and run where a driver exists. The contract every plugin
 // shares (argument checks, allocations, copies, fills, events) is tests/plugin_abi's.
+#include "LoadedPlugin.h"
 #include "dpk/plugin.h"
 
 #include <gtest/gtest.h>
@@ -19,43 +20,16 @@ const char *pluginPath() {
   return env && *env ? env : DPK_LEVEL_ZERO_PLUGIN_PATH;
 }
 
-struct Plugin {
-  void *library = nullptr;
-  dpk_plugin_dispatch_t t{};
-  std::string loadError;
-  std::vector<dpk_pl_device_t> devices;
-
+/// The plugin, loaded and initialized once per process.
+struct Plugin : dpk::test::LoadedPlugin {
   static Plugin &get() {
     static Plugin plugin;
     return plugin;
   }
-
-  Plugin() {
-    library = dlopen(pluginPath(), RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-      loadError = dlerror();
-      return;
-    }
-    auto entry =
-        reinterpret_cast<dpk_plugin_get_dispatch_fn>(dlsym(library, DPK_PLUGIN_ENTRY_SYMBOL));
-    t.struct_size = sizeof(t);
-    if (!entry || entry(DPK_PLUGIN_ABI_VERSION, &t) != DPK_SUCCESS) {
-      loadError = "no dispatch table";
-      return;
-    }
-    if (t.init(nullptr) != DPK_SUCCESS) {
-      loadError = t.last_error(nullptr);
-      return;
-    }
-    uint32_t count = 0;
-    if (t.get_devices(&count, nullptr) == DPK_SUCCESS && count) {
-      devices.resize(count);
-      t.get_devices(&count, devices.data());
-    }
-  }
+  Plugin() : LoadedPlugin(pluginPath()) {}
 };
 
-std::string lastError() { return Plugin::get().t.last_error(nullptr); }
+std::string lastError() { return Plugin::get().lastError(); }
 
 TEST(LevelZeroPlugin, LoadsAndReportsDevicesOrAReason) {
   Plugin &p = Plugin::get();
