@@ -95,7 +95,8 @@ def run(args):
             row["numpy_s"] = launch_bound_time(np_fn, args.calls)
             row["dpk_s"] = launch_bound_time(dpk_fn, args.calls, dev.synchronize)
         else:
-            row["numpy_s"] = median_time(np_fn, args.repeat, min_time=args.min_time)
+            row["numpy_s"] = median_time(np_fn, args.numpy_repeat or args.repeat,
+                                         min_time=args.min_time)
             row["dpk_s"] = median_time(dpk_fn, args.repeat, dev.synchronize, args.min_time)
         if cupy:
             for label, fn in cupy.items():
@@ -234,6 +235,9 @@ def main(argv=None):
     p.add_argument("--matmul", type=int, default=2048, help="side of the matmul operands")
     p.add_argument("--no-matmul", action="store_true")
     p.add_argument("--repeat", type=int, default=7)
+    p.add_argument("--numpy-repeat", type=int, default=None,
+                   help="repeats of NumPy's side (default: --repeat). A GPU's per-call medians "
+                        "want 200 repeats, and NumPy's side of 2^26 elements then takes minutes")
     p.add_argument("--min-time", type=float, default=0.0, help="keep repeating for seconds")
     p.add_argument("--calls", type=int, default=2000, help="calls per round of x + 1")
     p.add_argument("--cupy", action="store_true", help="add CuPy (default and cupy.fuse)")

@@ -318,7 +318,7 @@ class Plan:
             if op != "leaf":
                 node = leaf(node.result, 0, node.shape, c_strides(node.shape), node.dtype,
                             node.device)
-            vkey = (id(node.buffer), node.offset, node.strides, node.shape, node.dtype)
+            vkey = (id(node.buffer), node.offset, node.strides, node.shape, node.dtype.char)
             li = self._leaf_index.get(vkey)
             if li is None:
                 li = self._leaf_index[vkey] = len(self.leaves)
@@ -440,7 +440,8 @@ def run(node, out_buf, out_offset, out_shape, out_strides, out_dtype):
     out_strides = tuple(out_strides)
     device = node.device
     plan = Plan(node)
-    key = (plan.key, out_dtype, out_shape, out_strides, device, FLAT_LAUNCHES,
+    # (dtypes by their char in keys: hashing a NumPy dtype costs several times a str's)
+    key = (plan.key, out_dtype.char, out_shape, out_strides, device, FLAT_LAUNCHES,
            VECTOR_ELEMENTWISE, tuple([(lf.shape, lf.strides) for lf in plan.leaves]))
     recipe = _recipes.get(key)
     if recipe is None:
