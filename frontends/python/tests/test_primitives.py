@@ -126,6 +126,50 @@ def test_unique(device, dtype, n):
     np.testing.assert_array_equal(gv.asnumpy()[ginv.asnumpy()].reshape(-1), x)
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_unique_of_complex_values(device, dtype):
+    """The set functions take complex values (sort and argsort do not, as the standard
+    says): NumPy's values, first indices, inverse and counts, ordered by real then imaginary
+    part; signed zeros equal, each NaN distinct."""
+    _skip_fp64(device, dtype)
+    rng = np.random.default_rng(8)
+    x = (rng.integers(-3, 3, 500) + 1j * rng.integers(-2, 2, 500)).astype(dtype)
+    d = _on(device, x)
+    v, i, inv, c = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    got = dpk.unique_all(d)
+    for g, w in zip(got, (v, i, inv.reshape(x.shape), c)):
+        np.testing.assert_array_equal(g.asnumpy(), w)
+    np.testing.assert_array_equal(dpk.unique_values(d).asnumpy(), v)
+    special = np.array([complex(1, np.nan), 1 + 0j, complex(np.nan, 0), -0.0 + 0j, 0j,
+                        complex(1, -0.0), 1 + 0j], dtype)
+    values, counts = dpk.unique_counts(_on(device, special))
+    np.testing.assert_array_equal(values.asnumpy(),
+                                  np.array([0j, 1 + 0j, complex(1, np.nan),
+                                            complex(np.nan, 0)], dtype))
+    np.testing.assert_array_equal(counts.asnumpy(), [2, 3, 1, 1])
+    with pytest.raises(dpk.DTypeError):
+        dpk.sort(d)
+
+
+def test_unique_results_are_the_standards_named_tuples(device):
+    x = np.array([3, 1, 3, 2, 1, 3], np.int32)
+    d = _on(device, x)
+    got = dpk.unique_all(d)
+    assert type(got).__name__ == "UniqueAllResult"
+    np.testing.assert_array_equal(got.values.asnumpy(), [1, 2, 3])
+    np.testing.assert_array_equal(got.indices.asnumpy(), [1, 3, 0])
+    np.testing.assert_array_equal(got.inverse_indices.asnumpy(), [2, 0, 2, 1, 0, 2])
+    np.testing.assert_array_equal(got.counts.asnumpy(), [2, 1, 3])
+    counts = dpk.unique_counts(d)
+    assert type(counts).__name__ == "UniqueCountsResult"
+    np.testing.assert_array_equal(counts.counts.asnumpy(), [2, 1, 3])
+    inverse = dpk.unique_inverse(d)
+    assert type(inverse).__name__ == "UniqueInverseResult"
+    np.testing.assert_array_equal(inverse.values.asnumpy()[inverse.inverse_indices.asnumpy()], x)
+    # NumPy in, NumPy out: the same named fields
+    assert dpk.unique_counts(x).counts.tolist() == [2, 1, 3]
+
+
 def test_unique_nans_are_distinct(device):
     x = np.array([1.0, np.nan, 1.0, np.nan], np.float32)
     v, c = dpk.unique_counts(_on(device, x))

@@ -80,7 +80,8 @@ def _give(result, numpy_mode):
     if not numpy_mode:
         return result
     if isinstance(result, tuple):
-        return tuple(_give(r, True) for r in result)
+        items = [_give(r, True) for r in result]
+        return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
     out = np.asarray(result)
     return out[()] if out.ndim == 0 else out
 

@@ -18,6 +18,7 @@ stores.
 from __future__ import annotations
 
 import builtins
+import collections
 import operator
 
 import numpy as np
@@ -30,7 +31,8 @@ from ..arrays.creation_functions import arange, full
 from ..arrays.data_type_functions import astype
 from ..arrays.elementwise_functions import (bitwise_invert, bitwise_or,
                                             bitwise_xor, equal, floor_divide, greater_equal,
-                                            isnan, logical_or, not_equal, remainder)
+                                            imag, isnan, logical_or, not_equal, real,
+                                            remainder)
 from ..arrays.indexing_functions import take
 from ..arrays.manipulation_functions import concat, moveaxis, reshape
 from ..arrays.searching_functions import nonzero, where
@@ -335,6 +337,17 @@ def _argsort_flat(x, descending, payload=None):
     return values
 
 
+def _argsort_complex(x):
+    """The stable permutation that orders the 1-D contiguous complex x as NumPy sorts complex
+    numbers: by real part, then by imaginary part, NaN components last in each ([R + Rj,
+    R + nanj, nan + Rj, nan + nanj]). Two radix sorts, least significant key first: by the
+    imaginary parts, then (stably) by the real parts in that order."""
+    perm = _argsort_flat(imag(x)._contiguous(), False)
+    keys, bits = sort_keys(take(real(x), perm)._contiguous())
+    _, perm = radix_sort_pairs(keys, perm, bits)
+    return perm
+
+
 def _sort_impl(x, axis, descending, want):
     if x.ndim == 0:
         raise ValueError(f"{want}() needs an array of at least one dimension")
@@ -426,6 +439,13 @@ def topk(x, k, /, *, largest=True):
 
 # ---- set functions ----------------------------------------------------------------------------
 
+# The standard's result types: named tuples, whose fields consumers read by name.
+UniqueAllResult = collections.namedtuple("UniqueAllResult",
+                                         ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = collections.namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = collections.namedtuple("UniqueInverseResult",
+                                             ["values", "inverse_indices"])
+
 def _unique_parts(x, need_inverse, need_counts, need_indices):
     flat = _flat(x)._contiguous()
     n = flat.size
@@ -434,7 +454,9 @@ def _unique_parts(x, need_inverse, need_counts, need_indices):
         empty_i = empty((0,), dtype=D.int64, device=device)
         return (empty((0,), dtype=x.dtype, device=device), empty_i, empty_i,
                 reshape(empty_i, x.shape))
-    perm = _argsort_flat(flat, False)
+    # (sort and argsort take real values only, as the standard says; the set functions take
+    # complex values too, ordered as NumPy orders them)
+    perm = _argsort_complex(flat) if flat.dtype.kind == "c" else _argsort_flat(flat, False)
     ordered = take(flat, perm)
     if n > 1:
         # a new value starts where it differs from its left neighbour; each NaN is distinct
@@ -467,21 +489,23 @@ def unique_values(x, /):
 
 
 def unique_counts(x, /):
-    """(values, counts)."""
+    """(values, counts), a named tuple (``UniqueCountsResult``)."""
     x, numpy_mode = _take_input(x, "unique_counts()")
     values, _, counts, _ = _unique_parts(x, False, True, False)
-    return _give((values, counts), numpy_mode)
+    return _give(UniqueCountsResult(values, counts), numpy_mode)
 
 
 def unique_inverse(x, /):
-    """(values, inverse_indices): x == values[inverse_indices], inverse shaped like x."""
+    """(values, inverse_indices), a named tuple (``UniqueInverseResult``): x ==
+    values[inverse_indices], inverse shaped like x."""
     x, numpy_mode = _take_input(x, "unique_inverse()")
     values, _, _, inverse = _unique_parts(x, True, False, False)
-    return _give((values, inverse), numpy_mode)
+    return _give(UniqueInverseResult(values, inverse), numpy_mode)
 
 
 def unique_all(x, /):
-    """(values, indices of the first occurrences, inverse_indices, counts)."""
+    """(values, indices of the first occurrences, inverse_indices, counts), a named tuple
+    (``UniqueAllResult``)."""
     x, numpy_mode = _take_input(x, "unique_all()")
     values, indices, counts, inverse = _unique_parts(x, True, True, True)
-    return _give((values, indices, inverse, counts), numpy_mode)
+    return _give(UniqueAllResult(values, indices, inverse, counts), numpy_mode)
