@@ -289,6 +289,28 @@ def test_linear_algebra(device, dtype):
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)
+def test_pseudo_inverse(device, dtype):
+    """linalg.pinv of complex matrices (through the real embedding [[B, -C], [C, B]]):
+    NumPy's values for tall, wide, batched and rank-deficient matrices, and the default and an
+    explicit cutoff."""
+    skip_fp64(device, dtype)
+    tol = rtol(dtype) * 50
+    for shape, seed in (((5, 3), 1), ((3, 6), 2), ((2, 4, 4), 3)):
+        a = sample(shape, dtype, seed)
+        got = dpk.linalg.pinv(dpk.asarray(a, device=device))
+        np.testing.assert_allclose(dpk.asnumpy(got), np.linalg.pinv(a), rtol=tol, atol=tol)
+        assert got.dtype == np.dtype(dtype)
+    rank_one = np.outer([1, 2j, 3, -1], [1, 1 - 1j, 0.5j]).astype(dtype)
+    got = dpk.linalg.pinv(dpk.asarray(rank_one, device=device))
+    np.testing.assert_allclose(dpk.asnumpy(got), np.linalg.pinv(rank_one), rtol=tol, atol=tol)
+    # a cutoff above the smaller singular value drops it, as NumPy's rcond does
+    a = np.diag([4.0, 1e-3]).astype(dtype) * (1 + 1j)
+    got = dpk.linalg.pinv(dpk.asarray(a, device=device), rtol=0.01)
+    np.testing.assert_allclose(dpk.asnumpy(got), np.linalg.pinv(a, rcond=0.01), rtol=tol,
+                               atol=tol)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
 def test_indexing_and_manipulation(device, dtype):
     skip_fp64(device, dtype)
     a = sample((4, 5), dtype, 6)

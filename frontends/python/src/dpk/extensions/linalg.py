@@ -20,9 +20,10 @@ from ..arrays.array_object import Array, broadcast_shapes, common_device
 from ..arrays.creation_functions import eye, zeros
 from ..arrays.data_type_functions import astype
 from ..arrays.linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
-from ..arrays.manipulation_functions import broadcast_to, moveaxis, reshape, stack
+from ..arrays.manipulation_functions import broadcast_to, concat, moveaxis, reshape, stack
 from ..arrays.memory import size_of
 from ..arrays.elementwise_functions import abs as eabs, log as elog, sign as esign
+from ..arrays.elementwise_functions import imag, real
 from ..arrays.statistical_functions import max as amax, min as amin, prod as aprod
 from ..arrays.statistical_functions import sum as asum
 from ..kernels.dispatcher import call_kernel
@@ -353,6 +354,8 @@ def matrix_rank(x, /, *, rtol=None):
 
 def pinv(x, /, *, rtol=None):
     _check(x, "pinv()")
+    if x.dtype.kind == "c":
+        return _pinv_complex(x, rtol)
     U, S, Vh = svd(x, full_matrices=False)
     if S.shape[-1] == 0:
         return zeros(x.shape[:-2] + (x.shape[-1], x.shape[-2]), dtype=S.dtype,
@@ -362,6 +365,22 @@ def pinv(x, /, *, rtol=None):
     keep = S > tol
     inv_s = (1 / (S + (1 - keep))) * keep
     return matmul(matrix_transpose(Vh) * inv_s[..., None, :], matrix_transpose(U))
+
+
+def _pinv_complex(x, rtol):
+    """pinv of a complex x through its real embedding phi(B + iC) = [[B, -C], [C, B]]. phi
+    keeps sums, products and conjugate transposes (as transposes), hence the four Moore-Penrose
+    conditions, so pinv(phi(x)) = phi(pinv(x)): pinv(x) is the embedding's left blocks, top
+    (real part) and bottom (imaginary part). phi(x) has x's singular values, each twice, so the
+    same relative cutoff drops the same ones; the default cutoff is x's (max(M, N) * eps), not
+    the doubled embedding's."""
+    m, n = x.shape[-2], x.shape[-1]
+    re, im = real(x), imag(x)
+    embedding = concat([concat([re, -im], axis=-1), concat([im, re], axis=-1)], axis=-2)
+    if rtol is None:
+        rtol = max(m, n) * D.finfo_object(re.dtype).eps
+    p = pinv(embedding, rtol=rtol)
+    return astype(p[..., :n, :m] + 1j * p[..., n:, :m], x.dtype)
 
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
