@@ -18,9 +18,10 @@ chosen so that memory is read contiguously whichever axis is reduced:
 
 On GPUs a reduction in parts is one launch (``SINGLE_PASS``): each group writes its partial,
 counts itself done on an atomic counter, and the group that finishes last combines the partials
-of its output element. No atomics on the values: every result is combined in a fixed order, so a
-reduction gives the same bits on every run. Operations (``OPS``): sum, prod, min, max, all, any, argmin, argmax; ``min``/``max``
-propagate NaN, ``argmin``/``argmax`` return the first occurrence (the first NaN, if any).
+of its output element. No atomics on the values: every result is combined in a fixed order, so
+a reduction gives the same bits on every run. Operations (``OPS``): sum, prod, min, max, all,
+any, argmin, argmax; ``min``/``max`` propagate NaN, ``argmin``/``argmax`` return the first
+occurrence (the first NaN, if any).
 """
 
 from __future__ import annotations
