@@ -1,6 +1,8 @@
 // GemmShape.cpp - well-formedness and extents of GEMM descriptors.
 #include "runtime/GemmShape.h"
 
+#include <cstring>
+
 namespace dpk::runtime {
 namespace {
 
@@ -20,6 +22,16 @@ bool extentElements(const GemmOperand &operand, uint64_t batch, uint64_t &out) {
 
 /// Whether the product reads A and B (it writes C whenever it is not empty).
 bool readsInputs(const dpk_gemm_desc_t &desc) { return !isEmptyGemm(desc) && desc.k != 0; }
+
+/// The element type as the caller stored it. A C caller may store any int there, and loading a
+/// value outside the enumerators' range through the enum type is undefined in C++ (UBSan's
+/// -fsanitize=enum reports it), so the validation reads the bytes as an int.
+int storedType(const dpk_gemm_desc_t &desc) {
+  static_assert(sizeof(desc.type) == sizeof(int), "dpk_gemm_type_t is a C enum, int-sized");
+  int raw = 0;
+  std::memcpy(&raw, &desc.type, sizeof raw);
+  return raw;
+}
 
 } // namespace
 
@@ -70,9 +82,10 @@ std::string gemmDescProblem(const dpk_gemm_desc_t &desc) {
   if (desc.struct_size < sizeof(dpk_gemm_desc_t))
     return "struct_size " + std::to_string(desc.struct_size) + " is less than sizeof(dpk_gemm_desc_t) (" +
            std::to_string(sizeof(dpk_gemm_desc_t)) + ")";
+  int type = storedType(desc);
+  if (type != DPK_GEMM_F32 && type != DPK_GEMM_F64)
+    return "unknown element type " + std::to_string(type);
   size_t elementSize = gemmElementSize(desc.type);
-  if (elementSize == 0)
-    return "unknown element type " + std::to_string(static_cast<int>(desc.type));
   if (desc.flags & ~uint32_t(DPK_GEMM_TRANS_A | DPK_GEMM_TRANS_B))
     return "unknown flags " + std::to_string(desc.flags);
   GemmOperand operands[3];
