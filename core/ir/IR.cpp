@@ -143,6 +143,27 @@ Value *Function::newValue(Type type, std::string name) {
   return values.back().get();
 }
 
+Function::~Function() {
+  // An op owns its regions' ops, so the implicit destructors recurse once per nesting level:
+  // a body nested 100,000 deep (which the verifier refuses, but which must still be destroyed)
+  // overflowed the stack under AddressSanitizer. The ops move onto a flat worklist first, so
+  // each dies with its regions already empty.
+  std::vector<std::unique_ptr<Op>> pending;
+  pending.reserve(body.ops.size());
+  for (std::unique_ptr<Op> &op : body.ops)
+    pending.push_back(std::move(op));
+  body.ops.clear();
+  while (!pending.empty()) {
+    std::unique_ptr<Op> op = std::move(pending.back());
+    pending.pop_back();
+    for (Block &region : op->regions) {
+      for (std::unique_ptr<Op> &inner : region.ops)
+        pending.push_back(std::move(inner));
+      region.ops.clear();
+    }
+  }
+}
+
 Function *Module::lookup(const std::string &name) const {
   for (const auto &f : functions)
     if (f->name == name) return f.get();

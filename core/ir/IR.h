@@ -201,6 +201,13 @@ struct Function {
   /// any device function but is never inlined by dpk; its name is the symbol every target links
   /// against, so it must be a C identifier (the verifier's rule). Its body stays empty.
   bool isExternal = false;
+
+  /// Destroys the body without recursing once per nesting level (IR.cpp says why). Moves stay
+  /// as the compiler writes them (a declared destructor would otherwise remove them).
+  ~Function();
+  Function() = default;
+  Function(Function &&) = default;
+  Function &operator=(Function &&) = default;
 };
 
 struct Module {
