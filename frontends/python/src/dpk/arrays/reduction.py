@@ -248,8 +248,10 @@ def reduce(op, node, axes, device):
     accumulators (dtype op.acc_dtypes[op.result])."""
     axes_key = tuple(sorted(axes))
     knobs = _knobs()
-    memo = node.memo if node.op == "leaf" else None
-    found = memo.get((op, axes_key, knobs)) if memo else None
+    is_leaf = node.op == "leaf"
+    memo_key = (op, axes_key, knobs)
+    memo = node.memo if is_leaf else None
+    found = memo.get(memo_key) if memo else None
     if found is not None:
         recipe, head = found
         plan = fusion.Plan(node) if diagnostics.enabled(2) else None
@@ -264,12 +266,12 @@ def reduce(op, node, axes, device):
             recipe = _recipes.keep(key, _recipe(op, plan, node.shape, set(axes), device,
                                                  aligned))
         head = fusion.operand_args(plan, device)
-        if node.op == "leaf":
+        if is_leaf:
             # An array's leaf has one address and geometry for life (array_object._as_node):
             # its next reduction of this kind takes the recipe and arguments from here.
             if node.memo is None:
                 node.memo = {}
-            node.memo[(op, axes_key, knobs)] = (recipe, head)
+            node.memo[memo_key] = (recipe, head)
     res_dtype = op.pair or op.acc_dtypes[op.result]
     out = Buffer(device, max(recipe.M, 0) * res_dtype.itemsize)
     if recipe.M == 0:
@@ -552,19 +554,12 @@ def _build(op, plan, geo, wg, final, partial_input, space, exact, tree, unroll, 
         space.declare(kb)
     b = kb.begin()
     outer_index = space.indices(kb) if space is not None else None
-    accs = []
-    for d, ident in zip(op.acc_dtypes, op.identity):
-        slot = kb.alloca(d)
-        kb.store(slot, kb.i64(0), kb.const(d, ident))
-        accs.append(slot)
     zero = kb.i64(0)
+    accs = [kb.alloca(d) for d in op.acc_dtypes]
+    _reset_accumulators(kb, op, accs, zero)
 
     def load_acc():
         return tuple(kb.load(s, zero) for s in accs)
-
-    def store_acc(values):
-        for s, v in zip(accs, values):
-            kb.store(s, zero, v)
 
     def position():
         """(m, part, start, end): the output element and part of this item. Emitted where it
@@ -615,7 +610,7 @@ def _build(op, plan, geo, wg, final, partial_input, space, exact, tree, unroll, 
         `vector_step`: rs are neighbours, the first at a vector's start."""
         values = [lift_at(r, bases, vector_step and k == 0) for k, r in enumerate(rs)]
         for lifted in values:
-            store_acc(op.combine(kb, load_acc(), lifted))
+            _combine_into(kb, op, accs, lifted, zero)
 
     # Whole tiles without a bounds check (uniform trip count: the host runs the group's items
     # as a vectorized inner loop), then the last partial tile with one. The outer layout's
@@ -695,6 +690,19 @@ def _build(op, plan, geo, wg, final, partial_input, space, exact, tree, unroll, 
     return kb.finish()
 
 
+def _reset_accumulators(kb, op, accs, zero):
+    """Stores the op's identity in each private accumulator slot."""
+    for acc, d, ident in zip(accs, op.acc_dtypes, op.identity):
+        kb.store(acc, zero, kb.const(d, ident))
+
+
+def _combine_into(kb, op, accs, values, zero):
+    """accs (private accumulator slots) <- op.combine(accs, values): one fold step."""
+    mine = tuple(kb.load(acc, zero) for acc in accs)
+    for acc, v in zip(accs, op.combine(kb, mine, values)):
+        kb.store(acc, zero, v)
+
+
 def _fold_group(kb, op, scratch, accs, lid, wg, tree, active):
     """Combines the group's values in local `scratch` (one per item) into scratch[0], in a
     fixed order: a tree (log2 wg barrier steps) or, on CPUs, item 0 folding them by index (one
@@ -714,10 +722,7 @@ def _fold_group(kb, op, scratch, accs, lid, wg, tree, active):
                 kb.store(sc, zero, v)
             fold, i = G.for_loop(kb, kb.i64(1), kb.i64(wg), kb.i64(1), "i")
             with G.Block(kb, fold):
-                mine = tuple(kb.load(sc, zero) for sc in accs)
-                theirs = tuple(kb.load(sc, i) for sc in scratch)
-                for sc, v in zip(accs, op.combine(kb, mine, theirs)):
-                    kb.store(sc, zero, v)
+                _combine_into(kb, op, accs, tuple(kb.load(sc, i) for sc in scratch), zero)
             for sc, acc in zip(scratch, accs):
                 kb.store(sc, zero, kb.load(acc, zero))
         return
@@ -761,15 +766,12 @@ def _finish_last_group(kb, op, part_views, out_view, counter_view, scratch, accs
     cond = b.create_if(last)
     with G.Block(kb, G.then_block(cond)):
         b.fence(acq_rel, scope)  # the other groups' partials, published before their counts
-        for acc, ident, d in zip(accs, op.identity, op.acc_dtypes):
-            kb.store(acc, zero, kb.const(d, ident))
+        _reset_accumulators(kb, op, accs, zero)
         body, k = G.for_loop(kb, lid, P, kb.i64(wg), "k")
         with G.Block(kb, body):
             index = kb.op("Add", kb.op("Mul", m, P), k)
-            theirs = tuple(kb.load(kb.ptr(v), index) for v in part_views)
-            mine = tuple(kb.load(acc, zero) for acc in accs)
-            for acc, v in zip(accs, op.combine(kb, mine, theirs)):
-                kb.store(acc, zero, v)
+            _combine_into(kb, op, accs, tuple(kb.load(kb.ptr(v), index) for v in part_views),
+                          zero)
         for sc, acc in zip(scratch, accs):
             kb.store(sc, lid, kb.load(acc, zero))
     b.barrier(core.IrMemoryScope.WorkGroup)
