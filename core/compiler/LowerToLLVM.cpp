@@ -507,6 +507,14 @@ Error FunctionLowering::emitOp(const ir::Op &op) {
     return Error::success();
   }
 
+  case ir::OpKind::SubGroupLocalId: case ir::OpKind::SubGroupSize:
+  case ir::OpKind::SubGroupBallot: case ir::OpKind::SubGroupShuffle: {
+    Expected<Value *> v = emitSubGroup(op);
+    if (!v) return v.takeError();
+    define(op.result, *v);
+    return Error::success();
+  }
+
   case ir::OpKind::If: return emitIf(op);
   case ir::OpKind::For: return emitFor(op);
   case ir::OpKind::While: return emitWhile(op);

@@ -122,6 +122,10 @@ protected:
   virtual void emitFence(llvm::AtomicOrdering order, ir::MemoryScope scope) {
     builder_.CreateFence(order);
   }
+  /// sub_group_local_id, sub_group_size, sub_group_ballot, sub_group_shuffle. The default
+  /// (SubGroupLowering.cpp) is sub-groups of one work-item: lane 0, size 1, the ballot of the
+  /// work-item's own predicate, the shuffle of its own value. PTX overrides it with warps.
+  virtual Expected<llvm::Value *> emitSubGroup(const ir::Op &op);
   /// A per-work-item array; the default is an alloca in the entry block.
   virtual Expected<llvm::Value *> emitPrivateAlloc(const ir::Op &op);
   /// `return` of the kernel itself (not of an inlined callee).

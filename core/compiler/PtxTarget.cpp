@@ -181,6 +181,67 @@ protected:
     return unsupported(op, "not a work-item builtin");
   }
 
+  /// Sub-groups are warps: the work-group's linear thread index (CUDA x fastest, which is
+  /// dpk's row-major local linear id since the last dimension is x) split in runs of 32.
+  Expected<Value *> emitSubGroup(const ir::Op &op) override {
+    namespace I = llvm::Intrinsic;
+    using K = ir::OpKind;
+    if (op.kind == K::SubGroupSize) return builder_.getInt64(32);
+    if (op.kind == K::SubGroupLocalId)
+      return builder_.CreateZExt(builder_.CreateIntrinsic(I::nvvm_read_ptx_sreg_laneid, {}, {}),
+                                 builder_.getInt64Ty());
+    Value *mask = warpMembers();
+    if (op.kind == K::SubGroupBallot)
+      return builder_.CreateIntrinsic(I::nvvm_vote_ballot_sync, {},
+                                      {mask, lookup(op.operands[0])});
+    return shuffle(mask, lookup(op.operands[0]), lookup(op.operands[1]));
+  }
+
+  /// The lanes of this thread's warp that exist: all 32 but in the last warp of a work-group
+  /// whose size is not a multiple of 32 (the *.sync ops need exactly the threads that take part).
+  Value *warpMembers() {
+    namespace I = llvm::Intrinsic;
+    auto reg = [&](llvm::Intrinsic::ID id) { return builder_.CreateIntrinsic(id, {}, {}); };
+    Value *nx = reg(I::nvvm_read_ptx_sreg_ntid_x), *ny = reg(I::nvvm_read_ptx_sreg_ntid_y);
+    Value *size = builder_.CreateMul(builder_.CreateMul(nx, ny), reg(I::nvvm_read_ptx_sreg_ntid_z));
+    Value *linear = builder_.CreateAdd(
+        reg(I::nvvm_read_ptx_sreg_tid_x),
+        builder_.CreateMul(nx, builder_.CreateAdd(reg(I::nvvm_read_ptx_sreg_tid_y),
+                                                  builder_.CreateMul(ny, reg(I::nvvm_read_ptx_sreg_tid_z)))));
+    Value *first = builder_.CreateAnd(linear, builder_.getInt32(~31u));
+    Value *lanes = builder_.CreateSub(size, first); // >= 1
+    Value *partial = builder_.CreateSub(builder_.CreateShl(builder_.getInt32(1), lanes),
+                                        builder_.getInt32(1));
+    return builder_.CreateSelect(builder_.CreateICmpUGE(lanes, builder_.getInt32(32)),
+                                 builder_.getInt32(~0u), partial);
+  }
+
+  /// shfl.sync.idx of any integer or float scalar: 32-bit pieces, the lane taken modulo 32.
+  Value *shuffle(Value *mask, Value *value, Value *lane64) {
+    namespace I = llvm::Intrinsic;
+    llvm::Type *type = value->getType();
+    llvm::Type *i32 = builder_.getInt32Ty();
+    Value *lane = builder_.CreateAnd(builder_.CreateTrunc(lane64, i32), builder_.getInt32(31));
+    Value *clamp = builder_.getInt32(31); // c = 0x1f: the whole warp is one segment
+    auto word = [&](Value *w) {
+      return builder_.CreateIntrinsic(I::nvvm_shfl_sync_idx_i32, {}, {mask, w, lane, clamp});
+    };
+    unsigned bits = type->getPrimitiveSizeInBits();
+    if (type->isFloatTy())
+      return builder_.CreateIntrinsic(I::nvvm_shfl_sync_idx_f32, {}, {mask, value, lane, clamp});
+    if (bits == 64) {
+      llvm::Type *i64 = builder_.getInt64Ty();
+      Value *v = type->isDoubleTy() ? builder_.CreateBitCast(value, i64) : value;
+      Value *lo = word(builder_.CreateTrunc(v, i32));
+      Value *hi = word(builder_.CreateTrunc(builder_.CreateLShr(v, 32), i32));
+      Value *joined = builder_.CreateOr(builder_.CreateZExt(lo, i64),
+                                        builder_.CreateShl(builder_.CreateZExt(hi, i64), 32));
+      return type->isDoubleTy() ? builder_.CreateBitCast(joined, type) : joined;
+    }
+    if (bits < 32) return builder_.CreateTrunc(word(builder_.CreateZExt(value, i32)), type);
+    return word(value);
+  }
+
   void emitFence(llvm::AtomicOrdering, ir::MemoryScope scope) override {
     llvm::Intrinsic::ID id = llvm::Intrinsic::nvvm_membar_gl;
     switch (scope) {

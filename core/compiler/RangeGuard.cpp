@@ -33,10 +33,12 @@ bool isLocalSpace(const ir::Type &type) {
   return (type.isPointer() || type.isView()) && type.space == ir::AddressSpace::Local;
 }
 
-/// Ops that let a work-item see its work-group.
+/// Ops that let a work-item see its work-group (a sub-group is part of one).
 bool observesWorkGroup(OpKind kind) {
   return kind == OpKind::Barrier || kind == OpKind::LocalAlloc || kind == OpKind::LocalId ||
-         kind == OpKind::GroupId || kind == OpKind::LocalSize || kind == OpKind::NumGroups;
+         kind == OpKind::GroupId || kind == OpKind::LocalSize || kind == OpKind::NumGroups ||
+         kind == OpKind::SubGroupLocalId || kind == OpKind::SubGroupSize ||
+         kind == OpKind::SubGroupBallot || kind == OpKind::SubGroupShuffle;
 }
 
 /// Whether `function` (the kernel when `isKernel`) keeps the guard's promise; adds the

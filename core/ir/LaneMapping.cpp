@@ -35,7 +35,7 @@ bool isUniform(const Steps &s) {
 }
 
 /// Whether `function` and what it calls use only global_id/global_size among the work-item ops,
-/// and no barrier or local memory (so the grouping of work-items is unobservable).
+/// and no barrier, local memory or sub-group op (so the grouping of work-items is unobservable).
 bool groupingUnobservable(const Function &kernel, const Module &module, std::string &why) {
   CallGraph graph = buildCallGraph(module);
   for (const Function *function : calleesFirst(graph, {&kernel})) {
@@ -44,6 +44,8 @@ bool groupingUnobservable(const Function &kernel, const Module &module, std::str
         switch (op->kind) {
         case OpKind::LocalId: case OpKind::GroupId: case OpKind::LocalSize:
         case OpKind::NumGroups: case OpKind::Barrier: case OpKind::LocalAlloc:
+        case OpKind::SubGroupLocalId: case OpKind::SubGroupSize: case OpKind::SubGroupBallot:
+        case OpKind::SubGroupShuffle:
           why = std::string("it uses ") + opName(op->kind) + " (in @" + function->name + ")";
           return false;
         default: break;

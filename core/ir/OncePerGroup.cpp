@@ -110,7 +110,7 @@ bool mayHoistToGroup(const Op &op) {
   case OpKind::Not: case OpKind::Cmp: case OpKind::Select: case OpKind::Cast:
   case OpKind::ViewDim: case OpKind::ViewStride: case OpKind::ViewPtr: case OpKind::GroupId:
   case OpKind::LocalSize: case OpKind::GlobalSize: case OpKind::NumGroups:
-  case OpKind::LocalAlloc:
+  case OpKind::LocalAlloc: case OpKind::SubGroupSize:
     return true;
   case OpKind::Math: return op.mathFn != MathFn::Lgamma; // lgamma writes signgam
   case OpKind::Div: case OpKind::Rem: {
@@ -126,7 +126,8 @@ bool mayHoistToGroup(const Op &op) {
   case OpKind::AtomicStore: case OpKind::AtomicCmpXchg: case OpKind::Fence:
   case OpKind::Barrier: case OpKind::GlobalId: case OpKind::LocalId: case OpKind::If:
   case OpKind::For: case OpKind::While: case OpKind::Condition: case OpKind::Break:
-  case OpKind::Continue: case OpKind::Return:
+  case OpKind::Continue: case OpKind::Return: case OpKind::SubGroupLocalId:
+  case OpKind::SubGroupBallot: case OpKind::SubGroupShuffle:
     return false;
   }
   return false;

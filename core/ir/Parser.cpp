@@ -425,9 +425,11 @@ private:
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
     case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Shl: case OpKind::Shr:
     case OpKind::Neg: case OpKind::Not: case OpKind::Select: case OpKind::Cast:
-    case OpKind::Condition:
+    case OpKind::Condition: case OpKind::SubGroupBallot: case OpKind::SubGroupShuffle:
       return parseOperandList(op.operands);
-    case OpKind::Break: case OpKind::Continue: return true;
+    case OpKind::Break: case OpKind::Continue: case OpKind::SubGroupLocalId:
+    case OpKind::SubGroupSize:
+      return true;
     case OpKind::Return:
       // `return %v` vs. `return` followed by `%v = ...` (unreachable, but legal text).
       if (tok_.kind == TokenKind::ValueRef) {

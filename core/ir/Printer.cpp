@@ -248,6 +248,8 @@ private:
     case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Shl: case OpKind::Shr:
     case OpKind::Neg: case OpKind::Not: case OpKind::Select: case OpKind::Cast:
     case OpKind::Condition: case OpKind::Break: case OpKind::Continue: case OpKind::Return:
+    case OpKind::SubGroupLocalId: case OpKind::SubGroupSize: case OpKind::SubGroupBallot:
+    case OpKind::SubGroupShuffle:
       return operands(0, op);
     case OpKind::Cmp: return std::string(cmpPredicateName(op.predicate)) + " " + operands(0, op);
     case OpKind::Math: return std::string(mathFnName(op.mathFn)) + " " + operands(0, op);

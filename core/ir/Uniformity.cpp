@@ -105,10 +105,11 @@ private:
     switch (op.kind) {
     case OpKind::GlobalId: case OpKind::LocalId: case OpKind::Alloca: case OpKind::ViewLoad:
     case OpKind::AtomicRmw: case OpKind::AtomicLoad: case OpKind::AtomicCmpXchg:
+    case OpKind::SubGroupLocalId: case OpKind::SubGroupBallot: case OpKind::SubGroupShuffle:
       setUniform(op.result, false);
       return exits;
     case OpKind::Const: case OpKind::GroupId: case OpKind::GlobalSize: case OpKind::LocalSize:
-    case OpKind::NumGroups: case OpKind::LocalAlloc:
+    case OpKind::NumGroups: case OpKind::LocalAlloc: case OpKind::SubGroupSize:
       setUniform(op.result, true);
       return exits;
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:

@@ -28,7 +28,8 @@ bool hasResult(OpKind kind) {
   case OpKind::ViewStride: case OpKind::ViewPtr: case OpKind::ViewElementPtr:
   case OpKind::AtomicRmw: case OpKind::AtomicLoad: case OpKind::AtomicCmpXchg:
   case OpKind::GlobalId: case OpKind::LocalId: case OpKind::GroupId: case OpKind::GlobalSize:
-  case OpKind::LocalSize: case OpKind::NumGroups:
+  case OpKind::LocalSize: case OpKind::NumGroups: case OpKind::SubGroupLocalId:
+  case OpKind::SubGroupSize: case OpKind::SubGroupBallot: case OpKind::SubGroupShuffle:
     return true;
   case OpKind::Call: // depends on the callee; checked separately
   case OpKind::Store: case OpKind::ViewStore: case OpKind::AtomicStore: case OpKind::Fence:
@@ -54,6 +55,8 @@ unsigned regionCount(OpKind kind) {
   case OpKind::Fence: case OpKind::Barrier: case OpKind::GlobalId: case OpKind::LocalId:
   case OpKind::GroupId: case OpKind::GlobalSize: case OpKind::LocalSize: case OpKind::NumGroups:
   case OpKind::Condition: case OpKind::Break: case OpKind::Continue: case OpKind::Return:
+  case OpKind::SubGroupLocalId: case OpKind::SubGroupSize: case OpKind::SubGroupBallot:
+  case OpKind::SubGroupShuffle:
     return 0;
   }
   return 0;
@@ -364,7 +367,8 @@ private:
     case OpKind::Fence: case OpKind::Barrier: case OpKind::GlobalId: case OpKind::LocalId:
     case OpKind::GroupId: case OpKind::GlobalSize: case OpKind::LocalSize: case OpKind::NumGroups:
     case OpKind::If: case OpKind::Condition: case OpKind::Break: case OpKind::Continue:
-    case OpKind::Return:
+    case OpKind::Return: case OpKind::SubGroupLocalId: case OpKind::SubGroupSize:
+    case OpKind::SubGroupBallot: case OpKind::SubGroupShuffle:
       for (const Block &region : op.regions)
         if (!verifyBlock(region, &op)) return false;
       return true;
@@ -672,6 +676,23 @@ private:
       if (op.intAttr < 0 || op.intAttr > 2)
         return fail(op, "dimension " + std::to_string(op.intAttr) + " out of range 0..2");
       return expectResultType(op, kI64);
+    case OpKind::SubGroupLocalId: case OpKind::SubGroupSize:
+      if (!expectOperands(op, 0)) return false;
+      return expectResultType(op, kI64);
+    case OpKind::SubGroupBallot:
+      if (!expectOperands(op, 1)) return false;
+      if (op.operands[0]->type != kBool)
+        return fail(op, "the ballot's operand must be bool, not " + str(op.operands[0]->type));
+      return expectResultType(op, Type::scalarTy(ScalarKind::U32));
+    case OpKind::SubGroupShuffle: {
+      if (!expectOperands(op, 2)) return false;
+      Type v = op.operands[0]->type;
+      if (!v.isScalar() || v.isBool() || v.scalar == ScalarKind::F16)
+        return fail(op, "sub_group_shuffle moves an integer, f32 or f64 scalar, not " + str(v));
+      if (op.operands[1]->type != kI64)
+        return fail(op, "the source lane must be i64, not " + str(op.operands[1]->type));
+      return expectResultType(op, v);
+    }
     case OpKind::If:
       if (!expectOperands(op, 1)) return false;
       if (op.operands[0]->type != kBool)

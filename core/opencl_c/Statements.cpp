@@ -531,6 +531,19 @@ Error FunctionEmitter::emitOp(const ir::Op &op) {
                              std::to_string(state_.dims));
     declare(op.result, workItemExpression(state_, op));
     return Error::success();
+  // Sub-groups of one work-item, as the LLVM targets other than PTX (SubGroupLowering.cpp).
+  case ir::OpKind::SubGroupLocalId:
+    declare(op.result, "0");
+    return Error::success();
+  case ir::OpKind::SubGroupSize:
+    declare(op.result, "1");
+    return Error::success();
+  case ir::OpKind::SubGroupBallot:
+    declare(op.result, "(uint)(" + operandText(0) + ")");
+    return Error::success();
+  case ir::OpKind::SubGroupShuffle:
+    declare(op.result, operandText(0));
+    return Error::success();
   case ir::OpKind::If: {
     line("if (" + operandText(0) + ") {");
     ++indent_;

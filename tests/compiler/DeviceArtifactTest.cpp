@@ -245,6 +245,22 @@ TEST(PtxMath, PopcountIsPopc) {
   EXPECT_EQ(text.find("__nv_"), std::string::npos) << text;
 }
 
+// Sub-groups are warps on PTX: the lane is %laneid, a ballot is vote.sync.ballot and a shuffle
+// shfl.sync.idx (two for a 64-bit value), each with the mask of the warp's existing threads.
+TEST(PtxSubGroups, WarpBallotAndShuffle) {
+  auto module = parse(readPath(std::string(DPK_CORPUS_DIR) + "/sub_groups.dpkir"));
+  ASSERT_TRUE(module);
+  std::string text = ptxOf(*module);
+  ASSERT_FALSE(text.empty());
+  EXPECT_NE(text.find("%laneid"), std::string::npos) << text;
+  EXPECT_NE(text.find("vote.sync.ballot.b32"), std::string::npos) << text;
+  size_t shuffles = 0;
+  for (size_t at = text.find("shfl.sync.idx.b32"); at != std::string::npos;
+       at = text.find("shfl.sync.idx.b32", at + 1))
+    ++shuffles;
+  EXPECT_EQ(shuffles, 4u) << "i64 (2), f32 and i16 shuffles\n" << text;
+}
+
 // Small innermost loops of unknown trip count are unrolled by four with a remainder loop
 // (PtxUnroll.h), as NVIDIA's OpenCL compiler unrolls them: one division per copy, five in all.
 // A loop with a barrier is left alone (the remainder would run it in divergent control flow).
