@@ -266,6 +266,22 @@ Value *Builder::workItem(OpKind kind, unsigned dim) {
   return op->result;
 }
 
+Value *Builder::subGroupLocalId() {
+  return createOp(OpKind::SubGroupLocalId, {}, Type::scalarTy(ScalarKind::I64))->result;
+}
+
+Value *Builder::subGroupSize() {
+  return createOp(OpKind::SubGroupSize, {}, Type::scalarTy(ScalarKind::I64))->result;
+}
+
+Value *Builder::subGroupBallot(Value *predicate) {
+  return createOp(OpKind::SubGroupBallot, {predicate}, Type::scalarTy(ScalarKind::U32))->result;
+}
+
+Value *Builder::subGroupShuffle(Value *v, Value *lane) {
+  return createOp(OpKind::SubGroupShuffle, {v, lane}, v->type)->result;
+}
+
 // ---- structured control flow -------------------------------------------------------------
 
 Op *Builder::createIf(Value *cond) {

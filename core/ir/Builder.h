@@ -126,6 +126,13 @@ public:
   /// GlobalId, LocalId, GroupId, GlobalSize, LocalSize or NumGroups of dimension dim: i64.
   Value *workItem(OpKind kind, unsigned dim);
 
+  /// The sub-group ops (Ops.def): lane (i64), size (i64), ballot of a bool (u32), and v as
+  /// lane `lane` (i64) of the sub-group holds it.
+  Value *subGroupLocalId();
+  Value *subGroupSize();
+  Value *subGroupBallot(Value *predicate);
+  Value *subGroupShuffle(Value *v, Value *lane);
+
   // ---- structured control flow ---------------------------------------------------------
 
   /// `if cond { regions[0] } else { regions[1] }`; both regions start empty.

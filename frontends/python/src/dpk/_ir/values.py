@@ -83,7 +83,8 @@ class Const:
 
 @dataclass
 class IndexSpace:
-    """An Item, NdItem or Group of the launch (``kind`` is "item", "nditem" or "group").
+    """An Item, NdItem, Group or SubGroup of the launch (``kind`` is "item", "nditem", "group"
+    or "subgroup").
     ``note`` explains, for error messages, why a kernel parameter was taken as the item."""
 
     kind: str

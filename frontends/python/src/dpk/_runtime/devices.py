@@ -88,6 +88,17 @@ class Device:
     def has_fp64(self) -> bool:
         return self._has_fp64
 
+    @property
+    def sub_group_size(self) -> int:
+        """The size of the sub-groups of dpk kernels on this device (``NdItem.get_sub_group()``):
+        32 where dpk compiles to PTX (CUDA's warps), 1 elsewhere (docs/kernels.md,
+        "Sub-groups"). It follows the core's choice of compiler target (Program.cpp,
+        targetFor: a host-native device first, then PTX)."""
+        formats = self._dev.formats
+        if formats & _FORMATS["host-native"]:
+            return 1
+        return 32 if formats & _FORMATS["ptx"] else 1
+
     # ---- what the C API's dpk_device_info_t says, under dpctl's names --------------------------
 
     @property

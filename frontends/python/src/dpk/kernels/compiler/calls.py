@@ -12,7 +12,8 @@ from ..._ir.mathfns import MATH_FUNCTIONS, MathSpec
 from ..._ir.values import (Atomic, BoundMethod, Const, IndexSpace, PointerArray, Scalar,
                            StridedArray, TupleValue, ViewArray)
 from ..functions import DeviceFunction, ExternalFunction, KernelFunction
-from ..kapi import AtomicRef, LocalAccessor, PrivateArray, atomic_fence, group_barrier, popcount
+from ..kapi import (AtomicRef, LocalAccessor, PrivateArray, atomic_fence, group_ballot,
+                   group_barrier, popcount, select_from_group)
 from .kernel_api_calls import _dtype_of_class
 from .opencl_calls import OPENCL_CALLS
 
@@ -99,6 +100,10 @@ class CallLowering:
             return self.barrier(node, args, kwargs)
         if obj is atomic_fence:
             return self.fence(node, args, kwargs)
+        if obj is group_ballot:
+            return self.ballot(node, args, kwargs)
+        if obj is select_from_group:
+            return self.select_from_group(node, args, kwargs)
         if obj is LocalAccessor:
             self.fail(node, "LocalAccessor cannot be created inside a kernel",
                       hint="create it on the host and pass it as an argument of an NdRange "

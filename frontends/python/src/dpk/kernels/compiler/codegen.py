@@ -230,7 +230,8 @@ class FunctionGen(StatementLowering, ExpressionLowering, OperatorLowering, CallL
         if isinstance(value, TupleValue):
             return "a tuple"
         if isinstance(value, IndexSpace):
-            what = {"item": "an Item", "nditem": "an NdItem", "group": "a Group"}[value.kind]
+            what = {"item": "an Item", "nditem": "an NdItem", "group": "a Group",
+                    "subgroup": "a SubGroup"}[value.kind]
             if value.note:
                 return f"the work-item ({what[3:] if what.startswith('an ') else what})"
             return what

@@ -24,9 +24,12 @@ INDEX_METHODS = {
     "item": {"get_id", "get_range", "get_linear_id", "get_linear_range"},
     "nditem": {"get_global_id", "get_local_id", "get_global_range", "get_local_range",
                "get_global_linear_id", "get_local_linear_id", "get_global_linear_range",
-               "get_local_linear_range", "get_group", "get_group_linear_id"},
+               "get_local_linear_range", "get_group", "get_group_linear_id", "get_sub_group"},
     "group": {"get_group_id", "get_group_linear_id", "get_group_range", "get_group_linear_range",
               "get_local_range", "get_local_linear_range"},
+    "subgroup": {"get_local_id", "get_local_linear_id", "get_local_range",
+                 "get_local_linear_range", "get_max_local_range", "get_group_id",
+                 "get_group_linear_id", "get_group_range", "get_group_linear_range"},
 }
 _ALL_INDEX_METHODS = set().union(*INDEX_METHODS.values())
 
@@ -180,7 +183,8 @@ class ExpressionLowering:
                 return Scalar(self.b.cmp(self.core.CmpPredicate.Eq, lin.ir,
                                          self.const(T.I64, 0)), T.BOOL)
             if attr not in INDEX_METHODS[base.kind]:
-                owner = {"item": "Item", "nditem": "NdItem", "group": "Group"}[base.kind]
+                owner = {"item": "Item", "nditem": "NdItem", "group": "Group",
+                         "subgroup": "SubGroup"}[base.kind]
                 if base.note and attr not in _ALL_INDEX_METHODS:
                     # e.g. `a.shape` of a parameter taken as the item: the note says why.
                     self.fail(node, f"{self.describe(base)} has no attribute '{attr}'")

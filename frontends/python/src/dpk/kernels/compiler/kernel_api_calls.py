@@ -1,5 +1,5 @@
-"""Lowering of the kernel_api calls: ids and ranges of Item/NdItem/Group, AtomicRef,
-PrivateArray, group_barrier and atomic_fence.
+"""Lowering of the kernel_api calls: ids and ranges of Item/NdItem/Group/SubGroup, AtomicRef,
+PrivateArray, group_barrier, atomic_fence, group_ballot and select_from_group.
 
 A mixin of codegen.FunctionGen (it uses the generator's builder, coercions and error helpers);
 kept apart so that codegen.py and its mixins hold the Python language and this file the kapi
@@ -217,7 +217,57 @@ class KernelApiLowering:
     def linear_range(self, node, size_kind, ndim):
         return Scalar(irb.linear_work_range(self.b, size_kind, ndim), T.I64)
 
+    def sub_group_method(self, node, space, name, args, kwargs):
+        """SubGroup's queries: the lane, the size, and which sub-group of the work-group."""
+        if args or kwargs:
+            self.fail(node, f"SubGroup.{name}() takes no arguments")
+        if name in ("get_local_id", "get_local_linear_id"):
+            return Scalar(self.b.sub_group_local_id(), T.I64)
+        if name in ("get_local_range", "get_max_local_range", "get_local_linear_range"):
+            return Scalar(self.b.sub_group_size(), T.I64)
+        K = self.core.OpKind
+        Op = K.Div
+        if name in ("get_group_id", "get_group_linear_id"):
+            local = irb.linear_work_item(self.b, K.LocalId, K.LocalSize, space.ndim)
+            return Scalar(self.b.binary(Op, local, self.b.sub_group_size()), T.I64)
+        if name in ("get_group_range", "get_group_linear_range"):
+            size = self.b.sub_group_size()
+            local = irb.linear_work_range(self.b, K.LocalSize, space.ndim)
+            up = self.b.binary(K.Sub, self.b.binary(K.Add, local, size), self.const(T.I64, 1))
+            return Scalar(self.b.binary(Op, up, size), T.I64)
+        self.fail(node, f"SubGroup has no method {name}()")
+
+    def sub_group_argument(self, node, value, what):
+        if not (isinstance(value, IndexSpace) and value.kind == "subgroup"):
+            self.type_fail(node, f"{what}() takes the SubGroup of an NdItem "
+                           "(nd_item.get_sub_group())")
+
+    def ballot(self, node, args, kwargs):
+        bound = self.bind_args(node, ["sub_group", "predicate"], {}, args, kwargs,
+                               "group_ballot")
+        self.sub_group_argument(node, bound["sub_group"], "group_ballot")
+        predicate = self.to_bool(node, bound["predicate"]).ir
+        return Scalar(self.b.sub_group_ballot(predicate), np.dtype(np.uint32))
+
+    def select_from_group(self, node, args, kwargs):
+        bound = self.bind_args(node, ["sub_group", "value", "lane"], {}, args, kwargs,
+                               "select_from_group")
+        self.sub_group_argument(node, bound["sub_group"], "select_from_group")
+        value = bound["value"]
+        if not isinstance(value, Scalar):
+            self.type_fail(node, f"select_from_group() moves a number, not "
+                           f"{self.describe(value)}")
+        dtype = np.dtype(value.dtype)
+        if dtype.kind not in "iuf" or dtype == np.float16:
+            self.type_fail(node, f"select_from_group() moves integers, float32 and float64, "
+                           f"not {dtype}")
+        lane = self.coerce(node, bound["lane"], T.I64)
+        v = self.coerce(node, value, dtype)
+        return Scalar(self.b.sub_group_shuffle(v, lane), dtype)
+
     def index_method(self, node, space, name, args, kwargs):
+        if space.kind == "subgroup":
+            return self.sub_group_method(node, space, name, args, kwargs)
         K = self.core.OpKind
         tables = {
             "item": {"get_id": K.GlobalId, "get_range": K.GlobalSize},
@@ -263,6 +313,10 @@ class KernelApiLowering:
             return self.linear_range(node, ranges[space.kind][name], space.ndim)
         if space.kind == "nditem" and name == "get_group":
             return IndexSpace("group", space.ndim)
+        if space.kind == "nditem" and name == "get_sub_group":
+            if args or kwargs:
+                self.fail(node, "get_sub_group() takes no arguments")
+            return IndexSpace("subgroup", space.ndim)
         owner = {"item": "Item", "nditem": "NdItem", "group": "Group"}[space.kind]
         hint = None
         if space.kind == "item" and name in ("get_global_id", "get_local_id", "get_group"):

@@ -16,9 +16,11 @@ from .local_accessor import LocalAccessor
 from .memory_enums import AddressSpace, MemoryOrder, MemoryScope
 from .private_array import PrivateArray
 from .ranges import NdRange, Range
+from .sub_groups import SubGroup, group_ballot, select_from_group
 
 __all__ = [
     "AddressSpace", "atomic_fence", "AtomicRef", "BarrierDivergenceError", "call_kernel",
     "Group", "group_barrier", "Item", "LocalAccessor", "MemoryOrder", "MemoryScope", "NdItem",
-    "NdRange", "popcount", "PrivateArray", "Range",
+    "NdRange", "popcount", "PrivateArray", "Range", "select_from_group", "SubGroup",
+    "group_ballot",
 ]

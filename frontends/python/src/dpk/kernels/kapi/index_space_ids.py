@@ -7,6 +7,7 @@ Inside a compiled kernel these are replaced by builtins; in the pure-Python mode
 from __future__ import annotations
 
 from .ranges import Range
+from .sub_groups import SubGroup
 
 
 def _linear(index, extent):
@@ -162,6 +163,10 @@ class NdItem:
 
     def get_group_linear_id(self):
         return self._group.get_group_linear_id()
+
+    def get_sub_group(self):
+        """The work-item's SubGroup (a dpk extension; in pure Python every work-item is one)."""
+        return SubGroup(self.get_local_linear_id(), self.get_local_linear_range())
 
     @property
     def dimensions(self) -> int:
