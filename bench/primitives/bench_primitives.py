@@ -55,6 +55,9 @@ def main():
     ap.add_argument("--sort-log2n", type=int, default=24)
     ap.add_argument("--big-log2n", type=int, default=26)
     ap.add_argument("--shape", choices=["auto", "cpu", "gpu"], default="auto")
+    ap.add_argument("--ranking", choices=["auto", "warps", "masks"], default="auto",
+                    help="GPU-shaped radix scatter: by sub-group ballots (warps), by bit masks "
+                         "in local memory (masks), or as the device's sub-group size picks")
     ap.add_argument("--only", default="")
     ap.add_argument("--check", action="store_true",
                     help="also compare the sort, argsort, top-k and bincount results with NumPy's")
@@ -64,6 +67,8 @@ def main():
         os.path.dirname(__file__), "..", "..", "build", "lib", "libdpk_tbb_baselines.so"))
     args = ap.parse_args()
     os.environ["DPK_PRIMITIVES_SHAPE"] = args.shape
+    from dpk.primitives import radix_sort
+    radix_sort.WARP_RANKING = {"auto": None, "warps": True, "masks": False}[args.ranking]
     if args.tbb:
         return against_tbb(args)
     dev = dpk.select_device(args.device)
@@ -97,8 +102,8 @@ def main():
     from dpk.primitives.common import kernel_shape
     only = [w for w in args.only.split(",") if w]
     rows = [r for r in rows if not only or any(w in r[0] for w in only)]
-    print(f"device: {dev}; sort/bincount kernels: {kernel_shape(dev)}-shaped; "
-          f"median of {args.repeat}")
+    print(f"device: {dev}; sort/bincount kernels: {kernel_shape(dev)}-shaped; radix ranking: "
+          f"{args.ranking}; median of {args.repeat}")
     if args.check:
         checks = {"sort": lambda: np.array_equal(np.asarray(dpk.sort(ds)), np.sort(xs)),
                   "argsort": lambda: np.array_equal(np.asarray(dpk.argsort(ds)),

@@ -304,14 +304,18 @@ def test_searchsorted_numpy(device):
 
 # ---- both kernel shapes on every device -------------------------------------------------------
 
-@pytest.mark.parametrize("shape", ["cpu", "gpu"])
+@pytest.mark.parametrize("shape", ["cpu", "gpu", "gpu-warps"])
 @pytest.mark.parametrize("n", [1, 255, 1000, 4097, 70001])
 def test_both_shapes(device, monkeypatch, shape, n):
     """The CPU-shaped kernels (a work-item walks a block) and the GPU-shaped ones (work-groups
-    with local-memory histograms and ranking) give the same, NumPy's, answers on every device;
-    the sizes cover a partial work-group, one round per tile, several rounds and tiles, and a
-    partial last tile."""
-    from dpk.primitives import common
+    with local-memory histograms, ranking by bit masks or, "gpu-warps", by sub-group ballots)
+    give the same, NumPy's, answers on every device; the sizes cover a partial work-group, one
+    round per tile, several rounds and tiles, and a partial last tile. On devices whose
+    sub-groups are single work-items the sub-group ranking still runs, one histogram per
+    work-item."""
+    from dpk.primitives import common, radix_sort
+    monkeypatch.setattr(radix_sort, "WARP_RANKING", shape == "gpu-warps")
+    shape = shape.split("-")[0]
     monkeypatch.setenv(common.SHAPE_ENV, shape)
     assert common.kernel_shape(device) == shape
     dtypes = [np.float32, np.int8, np.uint16, np.int64] + ([np.float64] if device.has_fp64

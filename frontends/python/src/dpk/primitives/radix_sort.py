@@ -1,0 +1,402 @@
+"""LSD radix sort of unsigned keys with values carried along (radix_sort_pairs), 8 bits a pass.
+
+Each pass: each of B blocks counts its digits, an exclusive scan over the (digit, block) table
+gives every block's first slot per digit, and each block moves its elements there in order.
+Blocks keep their order and each keeps its own, so every pass, and the sort, is stable.
+
+The passes come in three shapes (docs/primitives.md, "What runs where, and why"):
+  - CPU-shaped (common.kernel_shape "cpu"): one work-item walks each block serially.
+  - GPU-shaped with sub-groups of 32 (CUDA's warps, Device.sub_group_size): work-groups of 256
+    whose warps rank their keys by ballots (_radix_scatter_warps).
+  - GPU-shaped otherwise: the work-group ranks each round of 256 keys with bit masks in local
+    memory and popcounts (_radix_scatter_groups).
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from ..arrays import dtypes as D
+from ..arrays.array_object import empty
+from ..arrays.statistical_functions import cumulative_sum
+from ..kernels.dispatcher import call_kernel, kernel
+from ..kernels.kapi import (AddressSpace, AtomicRef, LocalAccessor, MemoryScope, NdItem, NdRange,
+                           PrivateArray, group_ballot, group_barrier, popcount,
+                           select_from_group)
+from .common import BINS, GROUP, RADIX_BITS, kernel_shape, serial_walkers
+
+# ---- radix sort -------------------------------------------------------------------------------
+
+@kernel
+def _radix_histogram(item: NdItem, keys, counts, n, nblocks, block, shift):
+    # block b counts the digits of its elements into counts[digit * nblocks + b]
+    b = item.get_global_id(0)
+    h = PrivateArray(BINS, np.int64, fill_zeros=True)
+    start = b * block
+    end = min(start + block, n)
+    for i in range(start, end):
+        h[(keys[i] >> shift) & (BINS - 1)] += 1
+    for d in range(BINS):
+        counts[d * nblocks + b] = h[d]
+
+
+@kernel
+def _radix_scatter(item: NdItem, keys, values, keys_out, values_out, offsets, n, nblocks, block,
+                   shift):
+    # block b moves its elements, in order, to the slots the scan of the counts gave it
+    b = item.get_global_id(0)
+    slot = PrivateArray(BINS, np.int64)
+    for d in range(BINS):
+        slot[d] = offsets[d * nblocks + b]
+    start = b * block
+    end = min(start + block, n)
+    for i in range(start, end):
+        k = keys[i]
+        d = (k >> shift) & (BINS - 1)
+        p = slot[d]
+        slot[d] = p + 1
+        keys_out[p] = k
+        values_out[p] = values[i]
+
+
+def _blocks(n, device):
+    cores = max(device._dev.compute_units, 1)
+    target = 4 * cores if device.device_type == "cpu" else 64 * cores
+    nblocks = builtins.max(1, builtins.min(target, -(-n // 4096)))
+    block = -(-n // nblocks)
+    return -(-n // block), block
+
+
+# GPU shape: a block is a tile of GROUP * rounds keys, one work-group per tile. In round r
+# work-item l holds key tile_start + r * GROUP + l (coalesced loads), so (r, l) is the keys'
+# order within the tile.
+
+MASK_WORDS = GROUP // 32  # a bit per work-item, per digit
+
+
+@kernel
+def _radix_histogram_groups(it: NdItem, keys, counts, n, nblocks, rounds, shift, hist):
+    # work-group g counts the digits of its tile in local memory (local atomics); work-item d
+    # stores digit d's count at counts[d * nblocks + g]
+    lid = it.get_local_id(0)
+    group = it.get_group()
+    g = group.get_group_id(0)
+    hist[lid] = 0
+    group_barrier(group)
+    start = g * rounds * GROUP
+    for r in range(rounds):
+        i = start + r * GROUP + lid
+        if i < n:
+            AtomicRef(hist, (keys[i] >> shift) & (BINS - 1), memory_scope=MemoryScope.WORK_GROUP,
+                      address_space=AddressSpace.LOCAL).fetch_add(1)
+    group_barrier(group)
+    counts[lid * nblocks + g] = hist[lid]
+
+
+@kernel
+def _radix_offsets_groups(it: NdItem, counts, offsets, totals, nblocks, chunk, scan):
+    # work-group d scans row d of the (digit, tile) count table: offsets[d * nblocks + b] is
+    # the number of keys of digit d in tiles before b; totals[d] is the row's sum. Work-item l
+    # sums its chunk of the row, a Hillis-Steele scan of the chunk sums gives its carry.
+    lid = it.get_local_id(0)
+    group = it.get_group()
+    row = group.get_group_id(0) * nblocks
+    lo = min(lid * chunk, nblocks)
+    hi = min(lo + chunk, nblocks)
+    own = 0
+    for b in range(lo, hi):
+        own += counts[row + b]
+    scan[lid] = own
+    group_barrier(group)
+    src = 0
+    step = 1
+    while step < GROUP:
+        v = scan[src + lid]
+        if lid >= step:
+            v += scan[src + lid - step]
+        scan[GROUP - src + lid] = v
+        group_barrier(group)
+        src = GROUP - src
+        step *= 2
+    acc = scan[src + lid] - own
+    for b in range(lo, hi):
+        c = counts[row + b]
+        offsets[row + b] = acc
+        acc += c
+    if lid == GROUP - 1:
+        totals[group.get_group_id(0)] = acc
+
+
+@kernel
+def _radix_scatter_groups(it: NdItem, keys, values, keys_out, values_out, counts, offsets,
+                          totals, n, nblocks, rounds, shift, masks, tally, base, scan, gbase,
+                          perm):
+    # Stable within the tile, in three steps.
+    # (1) start[d], the tile's first local slot of digit d: a work-group scan (Hillis-Steele,
+    #     in `scan`) of the tile's digit counts; with it, of the digits' totals (the keys of
+    #     smaller digits); gbase[d] = that + offsets[d, tile] - start[d].
+    # (2) Each round, every work-item sets its bit in its digit's mask (local atomic or) and
+    #     counts the digit in tally (local atomic add); its rank among the round's keys of that
+    #     digit is the number of bits below its own, and its key's tile offset goes to
+    #     perm[base[d] + rank], base[d] being the digit's next free local slot (start[d],
+    #     advanced by each round's tally). masks, tally and base are double-buffered by round
+    #     parity (two barriers a round); a work-item clears the mask word it set the round
+    #     before.
+    # (3) perm lists the tile's keys sorted by digit, stably: slot q goes to gbase[d] + q, so
+    #     consecutive work-items store to consecutive addresses within each digit's run.
+    lid = it.get_local_id(0)
+    group = it.get_group()
+    g = group.get_group_id(0)
+    start = g * rounds * GROUP
+    c = counts[lid * nblocks + g]
+    t = totals[lid]
+    scan[lid] = c
+    scan[2 * BINS + lid] = t
+    for w in range(2 * MASK_WORDS):
+        masks[lid * 2 * MASK_WORDS + w] = np.uint32(0)
+    tally[lid] = 0
+    tally[BINS + lid] = 0
+    group_barrier(group)
+    src = 0
+    step = 1
+    while step < BINS:
+        v = scan[src + lid]
+        u = scan[2 * BINS + src + lid]
+        if lid >= step:
+            v += scan[src + lid - step]
+            u += scan[2 * BINS + src + lid - step]
+        scan[BINS - src + lid] = v
+        scan[3 * BINS - src + lid] = u
+        group_barrier(group)
+        src = BINS - src
+        step *= 2
+    first = scan[src + lid] - c
+    base[lid] = first
+    gbase[lid] = scan[2 * BINS + src + lid] - t + offsets[lid * nblocks + g] - first
+    group_barrier(group)
+    half = BINS * MASK_WORDS
+    word = lid >> 5
+    bit = np.uint32(1) << np.uint32(lid & 31)
+    below = bit - np.uint32(1)
+    mine = -1  # the mask word this work-item set in the round before
+    for r in range(rounds):
+        cur_base = (r & 1) * BINS
+        nxt_base = BINS - cur_base
+        i = start + r * GROUP + lid
+        d = (keys[min(i, n - 1)] >> shift) & (BINS - 1)
+        row = (r & 1) * half + d * MASK_WORDS
+        if i < n:
+            AtomicRef(masks, row + word, memory_scope=MemoryScope.WORK_GROUP,
+                      address_space=AddressSpace.LOCAL).fetch_or(bit)
+            AtomicRef(tally, cur_base + d, memory_scope=MemoryScope.WORK_GROUP,
+                      address_space=AddressSpace.LOCAL).fetch_add(1)
+        group_barrier(group)
+        if mine >= 0:
+            masks[mine] = np.uint32(0)
+            mine = -1
+        if i < n:
+            rank = int(popcount(masks[row + word] & below))
+            for w in range(word):
+                rank += int(popcount(masks[row + w]))
+            perm[base[cur_base + d] + rank] = np.int32(r * GROUP + lid)
+            mine = row + word
+        # work-item lid, as digit lid: the next round's slot and tally
+        base[nxt_base + lid] = base[cur_base + lid] + tally[cur_base + lid]
+        tally[nxt_base + lid] = 0
+        group_barrier(group)
+    size = min(rounds * GROUP, n - start)
+    for r in range(rounds):
+        q = r * GROUP + lid
+        if q < size:
+            j = start + perm[q]
+            k = keys[j]
+            p = gbase[(k >> shift) & (BINS - 1)] + q
+            keys_out[p] = k
+            values_out[p] = values[j]
+
+
+MAX_ROUNDS = 8  # H100, 2^24 keys: 8 rounds 1.07 ms per scatter pass, 16 rounds 1.5, 32 1.75
+
+
+def _tiles(n, device):
+    """(tiles, rounds) of the GPU-shaped passes: about 8 work-groups per compute unit, at most
+    MAX_ROUNDS keys per work-item (fewer rounds, more work-groups: the scatter's barriers and
+    scattered stores are latency that more groups in flight hide)."""
+    cores = max(device._dev.compute_units, 1)
+    rounds = builtins.max(1, builtins.min(MAX_ROUNDS, -(-n // (GROUP * 8 * cores))))
+    return -(-n // (GROUP * rounds)), rounds
+
+
+# GPU shape with sub-groups: sub-group w of the work-group ranks the w-th run of rounds * S keys
+# of the tile (S = the sub-group size), S consecutive keys a round, so (w, round, lane) is the
+# keys' order within the tile. Where S is 32 (CUDA) that is 8 warps of a 256-wide group.
+
+@kernel
+def _radix_scatter_warps(it: NdItem, keys, values, keys_out, values_out, offsets, totals, n,
+                         nblocks, rounds, shift, hist, tile_first, digit_base, sums, sums64,
+                         staged_keys, staged_values):
+    # Stable within the tile, in four steps.
+    # (1) Each round, the lanes of a sub-group that hold the same digit find each other with
+    #     RADIX_BITS ballots (peers); a key's rank in the round is the number of its peers on
+    #     lower lanes. The lowest peer adds the round's count to the sub-group's histogram
+    #     (hist[w * BINS + d], a local atomic: only that lane touches the entry this round) and
+    #     hands the old count to its peers (select_from_group): pos[r] = old + rank is the key's
+    #     place among the sub-group's keys of digit d.
+    # (2) Work-item d turns column d of the histograms into exclusive prefixes over sub-groups,
+    #     and scans (sub-group scans by selection, then the sub-group sums) the tile's digit
+    #     counts (tile_first[d]: the tile's first local slot of digit d) and the digits' totals
+    #     (with offsets[d, tile]: the first global slot of digit d for this tile).
+    # (3) Keys and values go to their local slots tile_first[d] + hist[w, d] + pos[r]: the tile
+    #     sorted by digit, stably.
+    # (4) Work-item l stores local slots l, l + GROUP, ...: consecutive addresses within each
+    #     digit's run (coalesced).
+    lid = it.get_local_id(0)
+    group = it.get_group()
+    g = group.get_group_id(0)
+    sg = it.get_sub_group()
+    lane = sg.get_local_id()
+    size = sg.get_local_range()
+    w = sg.get_group_id()
+    warps = sg.get_group_range()
+    start = g * rounds * GROUP
+    run = rounds * size
+    for e in range(lid, warps * BINS, GROUP):
+        hist[e] = 0
+    group_barrier(group)
+    below = (np.uint32(1) << np.uint32(lane)) - np.uint32(1)
+    pos = PrivateArray(MAX_ROUNDS, np.int32)
+    for r in range(rounds):
+        i = start + w * run + r * size + lane
+        d = (keys[min(i, n - 1)] >> shift) & (BINS - 1)
+        peers = group_ballot(sg, i < n)
+        for b in range(RADIX_BITS):
+            votes = group_ballot(sg, ((d >> b) & 1) == 1)
+            if ((d >> b) & 1) == 1:
+                peers &= votes
+            else:
+                peers &= ~votes
+        rank = np.int32(popcount(peers & below))
+        lowest = np.int32(popcount((peers & (~peers + np.uint32(1))) - np.uint32(1)))
+        old = np.int32(0)
+        if i < n and rank == 0:
+            old = AtomicRef(hist, w * BINS + d, memory_scope=MemoryScope.WORK_GROUP,
+                            address_space=AddressSpace.LOCAL).fetch_add(
+                                np.int32(popcount(peers)))
+        pos[r] = select_from_group(sg, old, lowest) + rank
+    group_barrier(group)
+    count = np.int32(0)
+    for v in range(warps):
+        c = hist[v * BINS + lid]
+        hist[v * BINS + lid] = count
+        count += c
+    total = totals[lid]
+    x = count
+    y = total
+    step = 1
+    while step < size:
+        xs = select_from_group(sg, x, lane - step)
+        ys = select_from_group(sg, y, lane - step)
+        if lane >= step:
+            x += xs
+            y += ys
+        step *= 2
+    if lane == size - 1:
+        sums[w] = x
+        sums64[w] = y
+    group_barrier(group)
+    for v in range(w):
+        x += sums[v]
+        y += sums64[v]
+    first = x - count
+    tile_first[lid] = first
+    digit_base[lid] = y - total + offsets[lid * nblocks + g] - first
+    group_barrier(group)
+    for r in range(rounds):
+        i = start + w * run + r * size + lane
+        if i < n:
+            k = keys[i]
+            d = (k >> shift) & (BINS - 1)
+            slot = tile_first[d] + hist[w * BINS + d] + pos[r]
+            staged_keys[slot] = k
+            staged_values[slot] = values[i]
+    group_barrier(group)
+    held = min(rounds * GROUP, n - start)
+    for r in range(rounds):
+        q = r * GROUP + lid
+        if q < held:
+            k = staged_keys[q]
+            p = digit_base[(k >> shift) & (BINS - 1)] + q
+            keys_out[p] = k
+            values_out[p] = staged_values[q]
+
+
+#: Whether the GPU-shaped passes rank by sub-groups: None (the default) where the device's
+#: sub-groups are warps of 32 (a 256-wide group has 8), True or False to force it (tests run the
+#: sub-group kernel on devices whose sub-groups are single work-items, where it is correct but
+#: needs a histogram per work-item).
+WARP_RANKING = None
+
+
+def _warp_ranking(device):
+    if WARP_RANKING is not None:
+        return WARP_RANKING
+    return device.sub_group_size == 32
+
+
+def radix_sort_pairs(keys, values, bits):
+    """Sorts the 1-D unsigned `keys` (their low `bits` bits) stably, moving `values` along;
+    returns (sorted keys, values). Per pass of 8 bits: the digit counts of every block, an
+    exclusive scan of the (digit, block) table, a stable scatter, in a CPU shape or a GPU shape
+    (kernel_shape). CPU: cumulative_sum scans the table. GPU: a work-group per digit scans its
+    row and the scatter adds the scan of the 256 row totals (cumulative_sum costs about 0.27
+    ms a pass on an H100, mostly launches, against 0.09 ms for the histogram)."""
+    n = keys.size
+    device = keys.device
+    gpu = kernel_shape(device) == "gpu"
+    warp = gpu and _warp_ranking(device)
+    if gpu:
+        nblocks, rounds = _tiles(n, device)
+        launch = NdRange(nblocks * GROUP, GROUP)
+    else:
+        nblocks, block = _blocks(n, device)
+        launch = serial_walkers(nblocks)
+    counts = empty((BINS * nblocks,), dtype=D.int32 if gpu else D.int64, device=device)
+    if gpu:  # the count table's scan, per digit row, and the rows' totals
+        offsets = empty((BINS * nblocks,), dtype=D.int64, device=device)
+        totals = empty((BINS,), dtype=D.int64, device=device)
+    if warp:
+        warps = GROUP // device.sub_group_size
+        scratch = (LocalAccessor(warps * BINS, np.int32), LocalAccessor(BINS, np.int32),
+                   LocalAccessor(BINS, np.int64), LocalAccessor(warps, np.int32),
+                   LocalAccessor(warps, np.int64),
+                   LocalAccessor(rounds * GROUP, np.dtype(keys.dtype)),
+                   LocalAccessor(rounds * GROUP, np.dtype(values.dtype)))
+    # the passes alternate between two buffers of their own: the inputs are only read
+    keys_tmp = [empty((n,), dtype=keys.dtype, device=device) for _ in range(2)]
+    values_tmp = [empty((n,), dtype=values.dtype, device=device) for _ in range(2)]
+    for step, shift in enumerate(range(0, bits, RADIX_BITS)):
+        out = (keys_tmp[step % 2], values_tmp[step % 2])
+        if gpu:
+            call_kernel(_radix_histogram_groups, launch, keys, counts, n, nblocks, rounds, shift,
+                        LocalAccessor(GROUP, np.int32))
+            call_kernel(_radix_offsets_groups, NdRange(BINS * GROUP, GROUP), counts, offsets,
+                        totals, nblocks, -(-nblocks // GROUP), LocalAccessor(2 * GROUP, np.int64))
+        if warp:
+            call_kernel(_radix_scatter_warps, launch, keys, values, *out, offsets, totals, n,
+                        nblocks, rounds, shift, *scratch)
+        elif gpu:
+            call_kernel(_radix_scatter_groups, launch, keys, values, *out, counts, offsets,
+                        totals, n, nblocks, rounds, shift,
+                        LocalAccessor(2 * BINS * MASK_WORDS, np.uint32),
+                        LocalAccessor(2 * BINS, np.int32), LocalAccessor(2 * BINS, np.int32),
+                        LocalAccessor(4 * BINS, np.int64), LocalAccessor(BINS, np.int64),
+                        LocalAccessor(MAX_ROUNDS * GROUP, np.int32))
+        else:
+            call_kernel(_radix_histogram, launch, keys, counts, n, nblocks, block, shift)
+            offsets = cumulative_sum(counts, include_initial=True)
+            call_kernel(_radix_scatter, launch, keys, values, *out, offsets, n, nblocks, block,
+                        shift)
+        keys, values = out
+    return keys, values
