@@ -617,6 +617,23 @@ def call_kernel(kernel, index_range, *kernel_args, queue=None):
         raise exc.with_traceback(None) from None
 
 
+def launch_in_order(kernel, index_range, *kernel_args):
+    """For dpk's own library kernels (the primitives), which take dpk arrays: call_kernel's
+    launch, queued without waiting and without an event where array work does not wait (every
+    device but the host; arrays.generated.waits_at_once). Their device's queue is in order and
+    freed memory returns to a pool only later commands of that queue use, so what follows sees
+    the results; a failed kernel is raised by the next read back or synchronize, by name."""
+    from ..arrays import generated
+    device = next(a.device for a in kernel_args if isinstance(a, Array))
+    launcher = kernel._launcher or _launcher_of(kernel)
+    if _fusion._pending_refs:
+        _fusion.flush_arguments(kernel_args)
+    try:
+        launcher.call(index_range, kernel_args, None, not generated.waits_at_once(device), False)
+    except DpkError as exc:
+        raise exc.with_traceback(None) from None
+
+
 def call_kernel_async(kernel, index_range, dependent_events, *kernel_args, queue=None):
     """Submits ``kernel`` after ``dependent_events`` (a list of events, may be empty) and
     returns its Event at once. The arguments stay alive until the event completes.

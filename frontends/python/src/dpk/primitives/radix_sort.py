@@ -21,7 +21,7 @@ import numpy as np
 from ..arrays import dtypes as D
 from ..arrays.array_object import empty
 from ..arrays.statistical_functions import cumulative_sum
-from ..kernels.dispatcher import call_kernel, kernel
+from ..kernels.dispatcher import kernel, launch_in_order
 from ..kernels.kapi import (AddressSpace, AtomicRef, LocalAccessor, MemoryScope, NdItem, NdRange,
                            PrivateArray, group_ballot, group_barrier, popcount,
                            select_from_group)
@@ -376,27 +376,26 @@ def radix_sort_pairs(keys, values, bits):
     # the passes alternate between two buffers of their own: the inputs are only read
     keys_tmp = [empty((n,), dtype=keys.dtype, device=device) for _ in range(2)]
     values_tmp = [empty((n,), dtype=values.dtype, device=device) for _ in range(2)]
+    run = launch_in_order  # queued in order, not waited for (GPUs; the host runs at once)
     for step, shift in enumerate(range(0, bits, RADIX_BITS)):
         out = (keys_tmp[step % 2], values_tmp[step % 2])
         if gpu:
-            call_kernel(_radix_histogram_groups, launch, keys, counts, n, nblocks, rounds, shift,
-                        LocalAccessor(GROUP, np.int32))
-            call_kernel(_radix_offsets_groups, NdRange(BINS * GROUP, GROUP), counts, offsets,
-                        totals, nblocks, -(-nblocks // GROUP), LocalAccessor(2 * GROUP, np.int64))
+            run(_radix_histogram_groups, launch, keys, counts, n, nblocks, rounds, shift,
+                LocalAccessor(GROUP, np.int32))
+            run(_radix_offsets_groups, NdRange(BINS * GROUP, GROUP), counts, offsets, totals,
+                nblocks, -(-nblocks // GROUP), LocalAccessor(2 * GROUP, np.int64))
         if warp:
-            call_kernel(_radix_scatter_warps, launch, keys, values, *out, offsets, totals, n,
-                        nblocks, rounds, shift, *scratch)
+            run(_radix_scatter_warps, launch, keys, values, *out, offsets, totals, n, nblocks,
+                rounds, shift, *scratch)
         elif gpu:
-            call_kernel(_radix_scatter_groups, launch, keys, values, *out, counts, offsets,
-                        totals, n, nblocks, rounds, shift,
-                        LocalAccessor(2 * BINS * MASK_WORDS, np.uint32),
-                        LocalAccessor(2 * BINS, np.int32), LocalAccessor(2 * BINS, np.int32),
-                        LocalAccessor(4 * BINS, np.int64), LocalAccessor(BINS, np.int64),
-                        LocalAccessor(MAX_ROUNDS * GROUP, np.int32))
+            run(_radix_scatter_groups, launch, keys, values, *out, counts, offsets, totals, n,
+                nblocks, rounds, shift, LocalAccessor(2 * BINS * MASK_WORDS, np.uint32),
+                LocalAccessor(2 * BINS, np.int32), LocalAccessor(2 * BINS, np.int32),
+                LocalAccessor(4 * BINS, np.int64), LocalAccessor(BINS, np.int64),
+                LocalAccessor(MAX_ROUNDS * GROUP, np.int32))
         else:
-            call_kernel(_radix_histogram, launch, keys, counts, n, nblocks, block, shift)
+            run(_radix_histogram, launch, keys, counts, n, nblocks, block, shift)
             offsets = cumulative_sum(counts, include_initial=True)
-            call_kernel(_radix_scatter, launch, keys, values, *out, offsets, n, nblocks, block,
-                        shift)
+            run(_radix_scatter, launch, keys, values, *out, offsets, n, nblocks, block, shift)
         keys, values = out
     return keys, values

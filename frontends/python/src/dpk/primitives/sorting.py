@@ -21,17 +21,33 @@ from ..arrays import numpy_protocol
 from ..arrays.array_object import empty, zeros
 from ..arrays.creation_functions import arange, full
 from ..arrays.data_type_functions import astype
-from ..arrays.elementwise_functions import (bitwise_invert, bitwise_or,
-                                            bitwise_xor, equal, floor_divide, greater_equal,
-                                            imag, isnan, logical_or, not_equal, real,
-                                            remainder)
+from ..arrays.elementwise_functions import (bitwise_invert, bitwise_xor, floor_divide, imag,
+                                            isnan, logical_or, not_equal, real, remainder)
 from ..arrays.indexing_functions import take
 from ..arrays.manipulation_functions import concat, moveaxis, reshape
-from ..arrays.searching_functions import nonzero, where
+from ..arrays.searching_functions import nonzero
 from ..arrays.statistical_functions import cumulative_sum
+from ..kernels.dispatcher import kernel, launch_in_order
+from ..kernels.kapi import Item, Range
 from .common import _bitcast, _flat, _give, _rows_last, _take_input
 from .merge_sort import sort_with
 from .radix_sort import radix_sort_pairs
+
+
+@kernel
+def _float_keys(item: Item, bits, keys, sign, infinity, largest, flip):
+    # the bits of a float, as unsigned: negatives complemented, positives with the sign bit set
+    # (so the order is the numbers' order), both zeros the key of +0.0, every NaN the largest
+    # key; flip (all ones: descending) complements the key
+    i = item.get_id(0)
+    b = bits[i]
+    magnitude = b & (sign - 1)
+    k = ~b if b >= sign else b | sign
+    if magnitude == 0:
+        k = sign
+    if magnitude > infinity:
+        k = largest
+    keys[i] = k ^ flip
 
 
 def sort_keys(x, descending=False):
@@ -39,15 +55,17 @@ def sort_keys(x, descending=False):
     (NumPy's: NaN last, -0.0 equal to +0.0; descending reverses it, NaN first)."""
     dt = x.dtype
     width = 8 * dt.itemsize
-    if dt.kind == "f":
-        udt = D.uint32 if width == 32 else D.uint64
+    if dt.kind == "f":  # float32, float64: one kernel, one pass over the data
+        udt = np.dtype(np.uint32 if width == 32 else np.uint64)
         bits = _bitcast(x, udt)
-        sign = 1 << (width - 1)
-        negative = greater_equal(bits, sign)
-        key = where(negative, bitwise_invert(bits), bitwise_or(bits, sign))
-        key = where(equal(x, 0), full((), sign, dtype=udt, device=x.device), key)
-        key = where(isnan(x), full((), (1 << width) - 1, dtype=udt, device=x.device), key)
-    elif dt.kind == "i" and width >= 32:
+        key = empty(x.shape, dtype=udt, device=x.device)
+        sign = udt.type(1 << (width - 1))
+        infinity = udt.type(0x7F800000 if width == 32 else 0x7FF0000000000000)
+        largest = udt.type((1 << width) - 1)
+        flip = largest if descending else udt.type(0)
+        launch_in_order(_float_keys, Range(x.size), bits, key, sign, infinity, largest, flip)
+        return key, width
+    if dt.kind == "i" and width >= 32:
         udt = D.uint32 if width == 32 else D.uint64
         flipped = bitwise_xor(x, -(1 << (width - 1)))
         key = _bitcast(flipped._materialize(), udt)
