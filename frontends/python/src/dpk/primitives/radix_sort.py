@@ -229,14 +229,18 @@ def _tiles(n, device):
     return -(-n // (GROUP * rounds)), rounds
 
 
-# GPU shape with sub-groups: sub-group w of the work-group ranks the w-th run of rounds * S keys
-# of the tile (S = the sub-group size), S consecutive keys a round, so (w, round, lane) is the
-# keys' order within the tile. Where S is 32 (CUDA) that is 8 warps of a 256-wide group.
+# GPU shape with sub-groups: a tile is WARP_ROUNDS * GROUP keys; sub-group w of the work-group
+# ranks the w-th run of WARP_ROUNDS * S keys of the tile (S = the sub-group size), S consecutive
+# keys a round, so (w, round, lane) is the keys' order within the tile. Where S is 32 (CUDA) that
+# is 8 warps of a 256-wide group. The rounds are a compile-time constant so that their loops
+# unroll: the loads of every round are in flight at once and pos[] lives in registers (H100, 2^24
+# keys: 0.32 ms a scatter with a run-time round count).
+WARP_ROUNDS = 8
 
 @kernel
 def _radix_scatter_warps(it: NdItem, keys, values, keys_out, values_out, offsets, totals, n,
-                         nblocks, rounds, shift, hist, tile_first, digit_base, sums, sums64,
-                         staged_keys, staged_values):
+                         nblocks, shift, hist, tile_first, digit_base, sums, sums64, staged_keys,
+                         staged_values):
     # Stable within the tile, in four steps.
     # (1) Each round, the lanes of a sub-group that hold the same digit find each other with
     #     RADIX_BITS ballots (peers); a key's rank in the round is the number of its peers on
@@ -260,14 +264,14 @@ def _radix_scatter_warps(it: NdItem, keys, values, keys_out, values_out, offsets
     size = sg.get_local_range()
     w = sg.get_group_id()
     warps = sg.get_group_range()
-    start = g * rounds * GROUP
-    run = rounds * size
+    start = g * WARP_ROUNDS * GROUP
+    run = WARP_ROUNDS * size
     for e in range(lid, warps * BINS, GROUP):
         hist[e] = 0
     group_barrier(group)
     below = (np.uint32(1) << np.uint32(lane)) - np.uint32(1)
-    pos = PrivateArray(MAX_ROUNDS, np.int32)
-    for r in range(rounds):
+    pos = PrivateArray(WARP_ROUNDS, np.int32)
+    for r in range(WARP_ROUNDS):
         i = start + w * run + r * size + lane
         d = (keys[min(i, n - 1)] >> shift) & (BINS - 1)
         peers = group_ballot(sg, i < n)
@@ -313,7 +317,7 @@ def _radix_scatter_warps(it: NdItem, keys, values, keys_out, values_out, offsets
     tile_first[lid] = first
     digit_base[lid] = y - total + offsets[lid * nblocks + g] - first
     group_barrier(group)
-    for r in range(rounds):
+    for r in range(WARP_ROUNDS):
         i = start + w * run + r * size + lane
         if i < n:
             k = keys[i]
@@ -322,8 +326,8 @@ def _radix_scatter_warps(it: NdItem, keys, values, keys_out, values_out, offsets
             staged_keys[slot] = k
             staged_values[slot] = values[i]
     group_barrier(group)
-    held = min(rounds * GROUP, n - start)
-    for r in range(rounds):
+    held = min(WARP_ROUNDS * GROUP, n - start)
+    for r in range(WARP_ROUNDS):
         q = r * GROUP + lid
         if q < held:
             k = staged_keys[q]
@@ -356,7 +360,11 @@ def radix_sort_pairs(keys, values, bits):
     device = keys.device
     gpu = kernel_shape(device) == "gpu"
     warp = gpu and _warp_ranking(device)
-    if gpu:
+    if warp:
+        rounds = WARP_ROUNDS
+        nblocks = -(-n // (GROUP * rounds))
+        launch = NdRange(nblocks * GROUP, GROUP)
+    elif gpu:
         nblocks, rounds = _tiles(n, device)
         launch = NdRange(nblocks * GROUP, GROUP)
     else:
@@ -386,7 +394,7 @@ def radix_sort_pairs(keys, values, bits):
                 nblocks, -(-nblocks // GROUP), LocalAccessor(2 * GROUP, np.int64))
         if warp:
             run(_radix_scatter_warps, launch, keys, values, *out, offsets, totals, n, nblocks,
-                rounds, shift, *scratch)
+                shift, *scratch)
         elif gpu:
             run(_radix_scatter_groups, launch, keys, values, *out, counts, offsets, totals, n,
                 nblocks, rounds, shift, LocalAccessor(2 * BINS * MASK_WORDS, np.uint32),
