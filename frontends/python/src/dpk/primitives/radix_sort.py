@@ -23,8 +23,8 @@ from ..arrays.array_object import empty, zeros
 from ..arrays.manipulation_functions import reshape
 from ..arrays.statistical_functions import cumulative_sum
 from ..kernels.dispatcher import kernel, launch_in_order
-from ..kernels.kapi import (AddressSpace, AtomicRef, LocalAccessor, MemoryOrder, MemoryScope,
-                           NdItem, NdRange, PrivateArray, group_ballot, group_barrier, popcount,
+from ..kernels.kapi import (AddressSpace, AtomicRef, LocalAccessor, MemoryScope, NdItem,
+                           NdRange, PrivateArray, group_ballot, group_barrier, popcount,
                            select_from_group)
 from .common import BINS, GROUP, RADIX_BITS, kernel_shape, serial_walkers
 
@@ -244,6 +244,7 @@ WARP_ROUNDS = 16  # H100, 2^24 keys, (u32, f32) pairs: 8 rounds 1.77 ms, 12 1.50
 _AGGREGATE = np.int64(1 << 61)  # status flags: the tile's own counts are published ...
 _INCLUSIVE = np.int64(1 << 62)  # ... or its counts with every tile before it
 _COUNT = np.int64((1 << 61) - 1)
+LOOK_BACK = 16  # tiles whose status a look-back step reads together
 
 
 @kernel
@@ -338,19 +339,36 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
     mine = tile * BINS + lid
     before = np.int64(0)
     if tile == 0:
-        AtomicRef(status, mine, memory_order=MemoryOrder.RELEASE).store(_INCLUSIVE + count)
+        AtomicRef(status, mine).store(_INCLUSIVE + count)
     else:
-        AtomicRef(status, mine, memory_order=MemoryOrder.RELEASE).store(_AGGREGATE + count)
+        AtomicRef(status, mine).store(_AGGREGATE + count)
+        # LOOK_BACK tiles at a time (their loads in flight together): add their counts up to
+        # the nearest that publishes an inclusive count; a tile that has published nothing yet
+        # is read again. Relaxed loads: the status words carry the counts themselves.
+        seen = PrivateArray(LOOK_BACK, np.int64)
         j = tile - 1
         while j >= 0:
-            flag = AtomicRef(status, j * BINS + lid, memory_order=MemoryOrder.ACQUIRE).load()
-            if flag != 0:
-                before += flag & _COUNT
-                if flag >= _INCLUSIVE:
-                    break
-                j -= 1
-        AtomicRef(status, mine, memory_order=MemoryOrder.RELEASE).store(
-            _INCLUSIVE + before + count)
+            for u in range(LOOK_BACK):
+                if j - u >= 0:
+                    seen[u] = AtomicRef(status, (j - u) * BINS + lid).load()
+                else:
+                    seen[u] = _INCLUSIVE  # before the first tile: nothing
+            taken_here = 0
+            done = False
+            waiting = False
+            for u in range(LOOK_BACK):
+                if not done and not waiting:
+                    f = seen[u]
+                    if f == 0:
+                        waiting = True
+                    else:
+                        before += f & _COUNT
+                        taken_here += 1
+                        done = f >= _INCLUSIVE
+            if done:
+                break
+            j -= taken_here
+        AtomicRef(status, mine).store(_INCLUSIVE + before + count)
     x = count
     step = 1
     while step < size:
