@@ -310,11 +310,11 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
     below = (np.uint32(1) << np.uint32(lane)) - np.uint32(1)
     pos = PrivateArray(WARP_ROUNDS, np.int32)
     held = PrivateArray(WARP_ROUNDS, np.uint64)
+    for r in range(WARP_ROUNDS):  # every load issued before any is used
+        held[r] = keys[min(start + w * run + r * size + lane, n - 1)]
     for r in range(WARP_ROUNDS):
         i = start + w * run + r * size + lane
-        k = keys[min(i, n - 1)]
-        held[r] = k
-        d = (k >> shift) & (BINS - 1)
+        d = (held[r] >> shift) & (BINS - 1)
         peers = group_ballot(sg, i < n)
         for b in range(RADIX_BITS):
             votes = group_ballot(sg, ((d >> b) & 1) == 1)
