@@ -244,7 +244,7 @@ WARP_ROUNDS = 16  # H100, 2^24 keys, (u32, f32) pairs: 8 rounds 1.77 ms, 12 1.50
 _AGGREGATE = np.int64(1 << 61)  # status flags: the tile's own counts are published ...
 _INCLUSIVE = np.int64(1 << 62)  # ... or its counts with every tile before it
 _COUNT = np.int64((1 << 61) - 1)
-LOOK_BACK = 16  # tiles whose status a look-back step reads together
+LOOK_BACK = 8  # tiles whose status a look-back step reads together
 
 
 @kernel
@@ -342,18 +342,25 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
         AtomicRef(status, mine).store(_INCLUSIVE + count)
     else:
         AtomicRef(status, mine).store(_AGGREGATE + count)
-        # LOOK_BACK tiles at a time (their loads in flight together): add their counts up to
-        # the nearest that publishes an inclusive count; a tile that has published nothing yet
-        # is read again. Relaxed loads: the status words carry the counts themselves.
+        # Walk back over the tiles before this one, adding their counts up to the nearest
+        # that publishes an inclusive count. A tile that has published nothing yet is spun on
+        # alone (one load a try); past it, LOOK_BACK tiles are read together (their loads in
+        # flight at once). Relaxed loads: the status words carry the counts themselves.
         seen = PrivateArray(LOOK_BACK, np.int64)
         j = tile - 1
         while j >= 0:
+            f = AtomicRef(status, j * BINS + lid).load()
+            if f == 0:
+                continue
+            before += f & _COUNT
+            if f >= _INCLUSIVE:
+                break
+            j -= 1
             for u in range(LOOK_BACK):
                 if j - u >= 0:
                     seen[u] = AtomicRef(status, (j - u) * BINS + lid).load()
                 else:
                     seen[u] = _INCLUSIVE  # before the first tile: nothing
-            taken_here = 0
             done = False
             waiting = False
             for u in range(LOOK_BACK):
@@ -363,11 +370,10 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
                         waiting = True
                     else:
                         before += f & _COUNT
-                        taken_here += 1
+                        j -= 1
                         done = f >= _INCLUSIVE
             if done:
                 break
-            j -= taken_here
         AtomicRef(status, mine).store(_INCLUSIVE + before + count)
     x = count
     step = 1
