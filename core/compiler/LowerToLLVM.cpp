@@ -606,7 +606,7 @@ Error FunctionLowering::emitFor(const ir::Op &op) {
   builder_.SetInsertPoint(latchBB);
   Value *next = builder_.CreateAdd(iv, step, "iv.next");
   iv->addIncoming(next, latchBB);
-  noteLoopLatch(builder_.CreateBr(headerBB));
+  noteForLoopLatch(builder_.CreateBr(headerBB), op);
   builder_.SetInsertPoint(exitBB);
   return Error::success();
 }

@@ -143,6 +143,10 @@ protected:
   virtual void noteMemoryAccess(llvm::Instruction *inst, const ir::Value *pointer, bool atomic) {}
   /// Called with the back edge of each `for` and `while` the IR spells (targets add loop hints).
   virtual void noteLoopLatch(llvm::BranchInst *backEdge) {}
+  /// Called with the back edge of each `for` instead of noteLoopLatch (which the default calls).
+  virtual void noteForLoopLatch(llvm::BranchInst *backEdge, const ir::Op &forOp) {
+    noteLoopLatch(backEdge);
+  }
   /// Called once the kernel body is lowered; the default returns if the body falls through.
   virtual Error finishKernel();
   /// Lowered view pieces of a view value.

@@ -14,6 +14,7 @@
 // PTX 7.5; newer architectures (sm_90) get sm_86 PTX, which the driver compiles for them.
 #include "compiler/Link.h"
 #include "compiler/Lowering.h"
+#include "compiler/PrivateArrayLoops.h"
 #include "compiler/Targets.h"
 
 #include <llvm/Analysis/ValueTracking.h>
@@ -240,6 +241,20 @@ protected:
     }
     if (bits < 32) return builder_.CreateTrunc(word(builder_.CreateZExt(value, i32)), type);
     return word(value);
+  }
+
+  /// Loops that index private arrays over a few constant trips are unrolled whole (their
+  /// arrays become registers; PrivateArrayLoops.h). H100, the radix sort's sub-group pass
+  /// (16 rounds, keys held in a private array): rolled, every round's key load waited in local
+  /// memory before the next was issued.
+  void noteForLoopLatch(llvm::BranchInst *backEdge, const ir::Op &forOp) override {
+    if (!indexesPrivateArrayInFewTrips(forOp)) return noteLoopLatch(backEdge);
+    llvm::LLVMContext &ctx = context();
+    llvm::Metadata *full = llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.unroll.full")});
+    llvm::TempMDTuple self = llvm::MDNode::getTemporary(ctx, llvm::None);
+    llvm::MDNode *loop = llvm::MDNode::get(ctx, {self.get(), full});
+    loop->replaceOperandWith(0, loop);
+    backEdge->setMetadata(llvm::LLVMContext::MD_loop, loop);
   }
 
   void emitFence(llvm::AtomicOrdering, ir::MemoryScope scope) override {

@@ -264,6 +264,53 @@ TEST(PtxSubGroups, WarpBallotAndShuffle) {
 // Small innermost loops of unknown trip count are unrolled by four with a remainder loop
 // (PtxUnroll.h), as NVIDIA's OpenCL compiler unrolls them: one division per copy, five in all.
 // A loop with a barrier is left alone (the remainder would run it in divergent control flow).
+// A loop of a few constant trips that indexes a private array is unrolled whole, with a
+// convergent op in it: the array becomes registers (no local memory) and the loads of every
+// trip are issued together. With 64 trips it stays a loop (LLVM may still unroll it by a few),
+// and the array in local memory.
+std::string heldKeysKernel(int trips) {
+  std::string n = std::to_string(trips);
+  return "kernel @held(%x: ptr<global, u32>, %y: ptr<global, u32>) {\n"
+         "  %i = global_id 0 : i64\n"
+         "  %zero = const 0 : i64\n"
+         "  %one = const 1 : i64\n"
+         "  %trips = const " + n + " : i64\n"
+         "  %held = alloca " + n + " : ptr<private, u32>\n"
+         "  for %r = %zero to %trips step %one {\n"
+         "    %at = mul %i, %trips : i64\n"
+         "    %j = add %at, %r : i64\n"
+         "    %v = load %x[%j] : u32\n"
+         "    store %held[%r], %v\n"
+         "  }\n"
+         "  for %r2 = %zero to %trips step %one {\n"
+         "    %v2 = load %held[%r2] : u32\n"
+         "    %odd = cmp ne %v2, %v2 : bool\n"
+         "    %votes = sub_group_ballot %odd : u32\n"
+         "    %w = add %v2, %votes : u32\n"
+         "    %at2 = mul %i, %trips : i64\n"
+         "    %j2 = add %at2, %r2 : i64\n"
+         "    store %y[%j2], %w\n"
+         "  }\n"
+         "  return\n}\n";
+}
+
+TEST(PtxLoops, PrivateArraysIndexedInFewTripsBecomeRegisters) {
+  auto few = parse(heldKeysKernel(16));
+  ASSERT_TRUE(few);
+  std::string text = ptxOf(*few);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.find(".local"), std::string::npos) << text;
+  EXPECT_EQ(countOf(text, "vote.sync.ballot.b32"), 16u) << text;
+  EXPECT_EQ(countOf(text, "ld.global"), 16u) << text;
+
+  auto many = parse(heldKeysKernel(64));
+  ASSERT_TRUE(many);
+  std::string rolled = ptxOf(*many);
+  ASSERT_FALSE(rolled.empty());
+  EXPECT_NE(rolled.find(".local"), std::string::npos) << rolled;
+  EXPECT_LT(countOf(rolled, "vote.sync.ballot.b32"), 64u) << rolled; // a loop (perhaps unrolled by a few)
+}
+
 TEST(PtxLoops, SmallInnerLoopsAreUnrolledByFour) {
   auto module = parse("kernel @sums(%x: ptr<global, f32>, %y: ptr<global, f32>, %n: i64) {\n"
                       "  %i = global_id 0 : i64\n"
