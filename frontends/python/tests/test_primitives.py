@@ -73,6 +73,40 @@ def test_sort_zeros_and_nans_keep_their_order(device):
     np.testing.assert_array_equal(np.signbit(s[1:5]), np.signbit(x[[0, 1, 5, 6]]))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_sort_by_keys_alone(device, monkeypatch, dtype):
+    """Where the sub-group passes sort (forced here on every device), a float sort moves the
+    keys alone and turns them back into floats, unless -0.0 or a NaN other than the canonical
+    one is present: then the values travel with the keys. Either way the bits are NumPy's."""
+    if dtype == np.float64 and not device.has_fp64:
+        pytest.skip("no fp64")
+    from dpk.primitives import common, radix_sort
+    monkeypatch.setattr(radix_sort, "WARP_RANKING", True)
+    monkeypatch.setenv(common.SHAPE_ENV, "gpu")
+    udt = np.dtype(f"u{np.dtype(dtype).itemsize}")
+    rng = np.random.default_rng(30)
+    plain = (rng.standard_normal(5000) * 10).round(1).astype(dtype)
+    plain[::97] = np.nan
+    plain[5::89] = 0.0
+    plain[7] = -np.inf
+    signed_zero = plain.copy()
+    signed_zero[3::50] = -0.0
+    payload = plain.copy()
+    payload[11] = np.frombuffer(np.array([udt.type(np.iinfo(udt).max >> 1)]).tobytes(),
+                                dtype=dtype)[0]  # a NaN with every payload bit set
+    negative_nan = plain.copy()
+    negative_nan[13] = -np.nan
+    for name, x in [("plain", plain), ("-0.0", signed_zero), ("payload", payload),
+                    ("-nan", negative_nan)]:
+        want = np.sort(x, kind="stable")
+        got = dpk.sort(_on(device, x)).asnumpy()
+        np.testing.assert_array_equal(got.view(udt), want.view(udt), err_msg=name)
+        # descending: NaNs first, then the stable order of the rest reversed by key
+        want_desc = x[x.size - 1 - np.flip(np.argsort(np.flip(x), kind="stable"))]
+        got_desc = dpk.sort(_on(device, x), descending=True).asnumpy()
+        np.testing.assert_array_equal(got_desc.view(udt), want_desc.view(udt), err_msg=name)
+
+
 @pytest.mark.parametrize("axis", [0, 1, -1])
 def test_sort_axes(device, axis):
     x = _data(np.float32, 37 * 53, seed=3).reshape(37, 53)

@@ -272,7 +272,7 @@ def _radix_digit_counts(it: NdItem, keys, counts, n, passes, chunk, hist):
 
 @kernel
 def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts, status, ticket,
-                    n, shift, hist, tile_first, digit_base, sums, taken, staged_keys,
+                    n, shift, carry, hist, tile_first, digit_base, sums, taken, staged_keys,
                     staged_values):
     # (0) Tiles are taken in the order work-groups start (ticket), so a tile only ever waits
     #     for tiles whose work-groups are already running.
@@ -397,7 +397,8 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
             d = (held[r] >> shift) & (BINS - 1)
             slot = tile_first[d] + hist[w * BINS + d] + pos[r]
             staged_keys[slot] = held[r]
-            staged_values[slot] = values[i]
+            if carry:
+                staged_values[slot] = values[i]
     group_barrier(group)
     stored = min(WARP_ROUNDS * GROUP, n - start)
     for r in range(WARP_ROUNDS):
@@ -406,13 +407,19 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
             k = staged_keys[q]
             p = digit_base[(k >> shift) & (BINS - 1)] + q
             keys_out[p] = k
-            values_out[p] = staged_values[q]
+            if carry:
+                values_out[p] = staged_values[q]
 
 
 def _onesweep_passes(keys, values, bits, keys_tmp, values_tmp):
-    """radix_sort_pairs' passes on a device whose sub-groups rank (_radix_onesweep)."""
+    """radix_sort_pairs' passes on a device whose sub-groups rank (_radix_onesweep); values
+    None: the keys alone (keys_tmp, values_tmp and the result's values are then None too)."""
     n = keys.size
     device = keys.device
+    carry = values is not None
+    if not carry:  # the kernel's value arguments, never touched
+        values = empty((1,), dtype=D.int32, device=device)
+        values_tmp = [values, values]
     passes = -(-bits // RADIX_BITS)
     tiles = -(-n // (GROUP * WARP_ROUNDS))
     groups = builtins.max(1, builtins.min(-(-n // (GROUP * 16)), 8 * device.compute_units))
@@ -430,13 +437,14 @@ def _onesweep_passes(keys, values, bits, keys_tmp, values_tmp):
                LocalAccessor(BINS, np.int64), LocalAccessor(warps, np.int32),
                LocalAccessor(1, np.int32),
                LocalAccessor(WARP_ROUNDS * GROUP, np.dtype(keys.dtype)),
-               LocalAccessor(WARP_ROUNDS * GROUP, np.dtype(values.dtype)))
+               LocalAccessor(WARP_ROUNDS * GROUP if carry else 1, np.dtype(values.dtype)))
     for p in range(passes):
         out = (keys_tmp[p % 2], values_tmp[p % 2])
         launch_in_order(_radix_onesweep, NdRange(tiles * GROUP, GROUP), keys, values, *out,
-                        starts[p], status[p], tickets[p:p + 1], n, p * RADIX_BITS, *scratch)
+                        starts[p], status[p], tickets[p:p + 1], n, p * RADIX_BITS, carry,
+                        *scratch)
         keys, values = out
-    return keys, values
+    return keys, values if carry else None
 
 
 #: Whether the GPU-shaped passes rank by sub-groups: None (the default) where the device's
@@ -452,6 +460,11 @@ def _warp_ranking(device):
     return device.sub_group_size == 32
 
 
+def keys_only_sorts(device):
+    """Whether radix_sort_pairs sorts keys without values (values None) on `device`."""
+    return kernel_shape(device) == "gpu" and _warp_ranking(device)
+
+
 def radix_sort_pairs(keys, values, bits):
     """Sorts the 1-D unsigned `keys` (their low `bits` bits) stably, moving `values` along;
     returns (sorted keys, values). Per pass of 8 bits: the digit counts of every block, an
@@ -465,9 +478,14 @@ def radix_sort_pairs(keys, values, bits):
     gpu = kernel_shape(device) == "gpu"
     # the passes alternate between two buffers of their own: the inputs are only read
     keys_tmp = [empty((n,), dtype=keys.dtype, device=device) for _ in range(2)]
-    values_tmp = [empty((n,), dtype=values.dtype, device=device) for _ in range(2)]
     if gpu and _warp_ranking(device):
+        values_tmp = None if values is None else \
+            [empty((n,), dtype=values.dtype, device=device) for _ in range(2)]
         return _onesweep_passes(keys, values, bits, keys_tmp, values_tmp)
+    if values is None:
+        raise ValueError("radix_sort_pairs: the keys alone are sorted only by the sub-group "
+                         "passes (keys_only_sorts)")
+    values_tmp = [empty((n,), dtype=values.dtype, device=device) for _ in range(2)]
     if gpu:
         nblocks, rounds = _tiles(n, device)
         launch = NdRange(nblocks * GROUP, GROUP)

@@ -28,26 +28,97 @@ from ..arrays.manipulation_functions import concat, moveaxis, reshape
 from ..arrays.searching_functions import nonzero
 from ..arrays.statistical_functions import cumulative_sum
 from ..kernels.dispatcher import kernel, launch_in_order
-from ..kernels.kapi import Item, Range
+from ..kernels.kapi import AtomicRef, Item, Range
 from .common import _bitcast, _flat, _give, _rows_last, _take_input
 from .merge_sort import sort_with
-from .radix_sort import radix_sort_pairs
+from .radix_sort import keys_only_sorts, radix_sort_pairs
 
 
 @kernel
-def _float_keys(item: Item, bits, keys, sign, infinity, largest, flip):
+def _float_keys(item: Item, bits, keys, sign, infinity, largest, flip, canonical, specials):
     # the bits of a float, as unsigned: negatives complemented, positives with the sign bit set
     # (so the order is the numbers' order), both zeros the key of +0.0, every NaN the largest
-    # key; flip (all ones: descending) complements the key
+    # key; flip (all ones: descending) complements the key. specials[0] counts the values the
+    # keys do not give back (_floats_from_keys): -0.0 and NaNs other than the canonical one.
     i = item.get_id(0)
     b = bits[i]
     magnitude = b & (sign - 1)
     k = ~b if b >= sign else b | sign
     if magnitude == 0:
         k = sign
+        if b != 0:
+            AtomicRef(specials, 0).fetch_add(1)
     if magnitude > infinity:
         k = largest
+        if b != canonical:
+            AtomicRef(specials, 0).fetch_add(1)
     keys[i] = k ^ flip
+
+
+@kernel
+def _floats_from_keys(item: Item, keys, bits, sign, largest, flip, canonical):
+    # the inverse of _float_keys where it has one: zeros come back +0.0, NaNs canonical
+    i = item.get_id(0)
+    k = keys[i] ^ flip
+    if k == largest:
+        bits[i] = canonical
+    elif k >= sign:
+        bits[i] = k ^ sign
+    else:
+        bits[i] = ~k
+
+
+def _float_key_constants(dt, descending):
+    width = 8 * dt.itemsize
+    udt = np.dtype(np.uint32 if width == 32 else np.uint64)
+    largest = udt.type((1 << width) - 1)
+    return dict(udt=udt, width=width, sign=udt.type(1 << (width - 1)),
+                infinity=udt.type(0x7F800000 if width == 32 else 0x7FF0000000000000),
+                canonical=udt.type(0x7FC00000 if width == 32 else 0x7FF8000000000000),
+                largest=largest, flip=largest if descending else udt.type(0))
+
+
+def _float_sort_keys(x, descending):
+    """(keys, bits, specials): _float_keys of the 1-D contiguous float x, and a device counter
+    of the values whose keys do not give them back."""
+    c = _float_key_constants(x.dtype, descending)
+    bits = _bitcast(x, c["udt"])
+    key = empty(x.shape, dtype=c["udt"], device=x.device)
+    specials = zeros((1,), dtype=D.int32, device=x.device)
+    launch_in_order(_float_keys, Range(x.size), bits, key, c["sign"], c["infinity"],
+                    c["largest"], c["flip"], c["canonical"], specials)
+    return key, c["width"], specials
+
+
+def _sort_floats_by_keys(x, descending):
+    """The 1-D contiguous float x sorted by its keys alone (no values carried through the
+    passes: half the memory traffic), or None when x holds -0.0 or a NaN other than the
+    canonical one, whose keys do not give them back (the caller then carries the values)."""
+    keys, bits, specials = _float_sort_keys(x, descending)
+    if int(specials.asnumpy()[0]):
+        return None
+    keys, _ = radix_sort_pairs(keys, None, bits)
+    c = _float_key_constants(x.dtype, descending)
+    out = empty(x.shape, dtype=c["udt"], device=x.device)
+    launch_in_order(_floats_from_keys, Range(x.size), keys, out, c["sign"], c["largest"],
+                    c["flip"], c["canonical"])
+    return _bitcast(out, x.dtype)
+
+
+def _sort_ints_by_keys(x, descending):
+    """The 1-D contiguous integer or bool x sorted by its keys alone: sort_keys is one-to-one
+    on them, so the keys turn back into the values."""
+    dt = x.dtype
+    keys, width = sort_keys(x, descending)
+    keys, _ = radix_sort_pairs(keys, None, width)
+    if descending:
+        keys = bitwise_xor(keys, (1 << width) - 1) if width < 8 * keys.dtype.itemsize \
+            else bitwise_invert(keys)
+    if dt.kind == "i" and width >= 32:
+        return _bitcast(bitwise_xor(keys, 1 << (width - 1))._materialize(), dt)
+    if dt.kind == "i":
+        return astype(astype(keys, D.int32) - (1 << (width - 1)), dt)
+    return astype(keys, dt)
 
 
 def sort_keys(x, descending=False):
@@ -56,14 +127,7 @@ def sort_keys(x, descending=False):
     dt = x.dtype
     width = 8 * dt.itemsize
     if dt.kind == "f":  # float32, float64: one kernel, one pass over the data
-        udt = np.dtype(np.uint32 if width == 32 else np.uint64)
-        bits = _bitcast(x, udt)
-        key = empty(x.shape, dtype=udt, device=x.device)
-        sign = udt.type(1 << (width - 1))
-        infinity = udt.type(0x7F800000 if width == 32 else 0x7FF0000000000000)
-        largest = udt.type((1 << width) - 1)
-        flip = largest if descending else udt.type(0)
-        launch_in_order(_float_keys, Range(x.size), bits, key, sign, infinity, largest, flip)
+        key, width, _ = _float_sort_keys(x, descending)
         return key, width
     if dt.kind == "i" and width >= 32:
         udt = D.uint32 if width == 32 else D.uint64
@@ -116,7 +180,14 @@ def _sort_impl(x, axis, descending, want):
         result = flat if want == "sort" else zeros((n,), dtype=D.int64, device=x.device)
         result = result._contiguous()
     elif M == 1 and want == "sort":
-        result = _argsort_flat(flat, descending, payload=flat._contiguous())
+        contiguous = flat._contiguous()
+        result = None
+        kind = contiguous.dtype.kind
+        if kind in "fiub" and keys_only_sorts(contiguous.device):
+            result = _sort_floats_by_keys(contiguous, descending) if kind == "f" \
+                else _sort_ints_by_keys(contiguous, descending)
+        if result is None:
+            result = _argsort_flat(flat, descending, payload=contiguous)
     else:
         perm = _argsort_flat(flat, descending)
         if M > 1:  # then stably by row
