@@ -36,6 +36,7 @@ import weakref
 import numpy as np
 
 from ..arrays import fusion as _fusion
+from ..arrays import generated as _generated
 from .. import _core_loader
 from .._errors import (DpkError, InvalidArgumentError, InvalidRangeError, KernelTypeError,
                        NoDeviceError, PluginLoadError)
@@ -623,13 +624,12 @@ def launch_in_order(kernel, index_range, *kernel_args):
     device but the host; arrays.generated.waits_at_once). Their device's queue is in order and
     freed memory returns to a pool only later commands of that queue use, so what follows sees
     the results; a failed kernel is raised by the next read back or synchronize, by name."""
-    from ..arrays import generated
     device = next(a.device for a in kernel_args if isinstance(a, Array))
     launcher = kernel._launcher or _launcher_of(kernel)
     if _fusion._pending_refs:
         _fusion.flush_arguments(kernel_args)
     try:
-        launcher.call(index_range, kernel_args, None, not generated.waits_at_once(device), False)
+        launcher.call(index_range, kernel_args, None, not _generated.waits_at_once(device), False)
     except DpkError as exc:
         raise exc.with_traceback(None) from None
 
