@@ -132,6 +132,43 @@ def test_type_errors(host):
         dpk.call_kernel(float_index, dpk.Range(1), np.zeros(2))
 
 
+def test_python_integers_out_of_bounds_raise_as_numpy_does(host):
+    """NumPy 2 (NEP 50): a Python integer takes the dtype of the array or number it meets, and
+    one that does not fit raises OverflowError; a kernel says so at compile time, naming the
+    line, where it once compiled a constant that failed IR verification. In range, and as a
+    NumPy scalar of a wider type, the same expressions compile."""
+    @dpk.kernel
+    def adds(item, a, b):
+        a[0] = b[0] + (1 << 62)  # b is int32
+
+    @dpk.kernel
+    def stores(item, a):
+        a[0] = 300  # a is int8
+
+    @dpk.kernel
+    def negative_unsigned(item, a):
+        a[0] = a[0] + -1  # a is uint32
+
+    for kernel, args, message in [
+            (adds, (np.zeros(1, np.int64), np.zeros(1, np.int32)), "4611686018427387904 out of "
+             "bounds for int32"),
+            (stores, (np.zeros(1, np.int8),), "300 out of bounds for int8"),
+            (negative_unsigned, (np.zeros(1, np.uint32),), "-1 out of bounds for uint32")]:
+        with pytest.raises(dpk.KernelTypeError, match=message) as info:
+            dpk.call_kernel(kernel, dpk.Range(1), *args)
+        assert "test_errors.py" in str(info.value)
+        with pytest.raises(OverflowError):  # NumPy's own verdict on the same expression
+            kapi.call_kernel(kernel, dpk.Range(1), *args)
+
+    @dpk.kernel
+    def widened(item, a, b):
+        a[0] = b[0] + np.int64(1 << 40)
+
+    a = np.zeros(1, np.int64)
+    dpk.call_kernel(widened, dpk.Range(1), a, np.full(1, 5, np.int32))
+    assert a[0] == 5 + (1 << 40)
+
+
 def test_wrong_argument_count(host):
     @dpk.kernel
     def k(item, a, b):

@@ -28,6 +28,15 @@ class OperatorLowering:
             py = value.py
             if dtype.kind in "iu" and isinstance(py, float):
                 py = int(py)
+            elif dtype.kind in "iu" and type(py) is int:
+                # NumPy 2 (NEP 50): a Python integer takes the other operand's or the array's
+                # dtype, and one that does not fit raises OverflowError, not wraps
+                info = np.iinfo(dtype)
+                if not info.min <= py <= info.max:
+                    self.type_fail(node, f"Python integer {py} out of bounds for {dtype} (NumPy "
+                                         f"raises OverflowError here)",
+                                   hint=f"make it a NumPy scalar of a wider type, e.g. "
+                                        f"numpy.int64({py})")
             return self.const(dtype, py)
         return irb.convert(self.b, value.ir, value.dtype, dtype)
 
