@@ -2,7 +2,8 @@
 namespace, with compute-follows-data and automatic fusion (docs/arrays.md).
 
 One module per section of the standard, as array-api-strict is laid out: array_object.py
-(the array object and its operators), creation_functions.py, data_type_functions.py,
+(the array object) with elementwise_ops.py (its operators and the elementwise operations'
+checks), creation_functions.py, data_type_functions.py,
 elementwise_functions.py (generated from elementwise_table.py, the one table of elementwise
 functions), indexing_functions.py, linear_algebra_functions.py, manipulation_functions.py,
 searching_functions.py, statistical_functions.py, utility_functions.py, info.py, constants.py

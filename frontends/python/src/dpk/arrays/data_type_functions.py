@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from .._errors import DTypeError
 from . import dtypes as D
-from .array_object import Array, astype_array, promote_items
+from .array_object import Array, astype_array
+from .elementwise_ops import promote_items
 
 
 def astype(x, dtype, /, *, copy=True, device=None):

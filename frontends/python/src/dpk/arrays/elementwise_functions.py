@@ -8,7 +8,8 @@ operand (2024.12).
 
 from __future__ import annotations
 
-from .array_object import Array, elementwise, elementwise_node
+from .array_object import Array
+from .elementwise_ops import elementwise, elementwise_node
 from .elementwise_table import TABLE
 from . import dtypes as D
 from . import fusion

@@ -14,7 +14,8 @@ from .._errors import DTypeError, ShapeError
 from . import array_object
 from . import dtypes as D
 from . import fusion
-from .array_object import Array, broadcast_shapes, common_device
+from .array_object import Array
+from .elementwise_ops import broadcast_shapes, common_device
 from .manipulation_functions import permute_dims, reshape
 from .matmul import matmul_into
 from .memory import c_strides

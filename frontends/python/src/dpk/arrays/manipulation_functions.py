@@ -13,7 +13,8 @@ import operator
 from .._errors import DTypeError, ShapeError
 from . import dtypes as D
 from . import fusion
-from .array_object import Array, asarray, broadcast_shapes, common_device, empty
+from .array_object import Array, asarray, empty
+from .elementwise_ops import broadcast_shapes, common_device
 from .memory import c_strides, size_of
 
 

@@ -16,7 +16,8 @@ from .._ir import scalar_ops
 from . import dtypes as D
 from . import fusion, scan
 from . import generated as G
-from .array_object import WHERE_ROW, Array, elementwise, common_device
+from .array_object import Array
+from .elementwise_ops import WHERE_ROW, elementwise, common_device
 from .memory import Buffer
 from .statistical_functions import normalize_axes, run_reduction
 

@@ -16,7 +16,8 @@ from collections import namedtuple
 
 from .._errors import DTypeError, ShapeError
 from ..arrays import dtypes as D
-from ..arrays.array_object import Array, broadcast_shapes, common_device
+from ..arrays.array_object import Array
+from ..arrays.elementwise_ops import broadcast_shapes, common_device
 from ..arrays.creation_functions import eye, zeros
 from ..arrays.data_type_functions import astype
 from ..arrays.linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot

@@ -41,7 +41,8 @@ import numpy as np
 from .._errors import DeviceMismatchError, DTypeError, ShapeError
 from .._runtime.devices import select_device
 from ..arrays import dtypes as D
-from ..arrays.array_object import Array, broadcast_shapes, common_device, empty
+from ..arrays.array_object import Array, empty
+from ..arrays.elementwise_ops import broadcast_shapes, common_device
 from ..arrays.data_type_functions import astype
 from ..arrays.manipulation_functions import broadcast_to, reshape
 from ..kernels.dispatcher import call_kernel, device_func

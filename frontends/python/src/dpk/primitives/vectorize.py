@@ -36,7 +36,8 @@ from .._ir.values import Scalar
 from .._runtime.devices import select_device
 from ..arrays import dtypes as D
 from ..arrays import fusion
-from ..arrays.array_object import Array, asarray, broadcast_shapes, common_device
+from ..arrays.array_object import Array, asarray
+from ..arrays.elementwise_ops import broadcast_shapes, common_device
 from ..kernels.compiler.driver import CompileContext
 from ..kernels.compiler.source import function_source
 from ..kernels.functions import DeviceFunction

@@ -1,0 +1,264 @@
+"""Elementwise operations of dpk arrays: devices checked (compute follows data: operands of
+different devices raise DeviceMismatchError), dtypes (the standard's categories and promotion,
+Python scalars weak) and shapes (broadcasting), then the operation recorded in the expression
+graph (fusion.py); and the Array's operators, in-place and reflected ones included, wired from
+the elementwise table (elementwise_table.py).
+
+Importing this module (elementwise_functions.py does, and with it the dpk package) sets the
+operators of Array and registers elementwise_node for its __setitem__.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .._errors import DeviceMismatchError, DTypeError, ShapeError
+from .._runtime import diagnostics
+from .._runtime.devices import get_current_device
+from . import dtypes as D
+from . import array_object, fusion, indexing
+from .array_object import Array, _check_device_dtype, asarray
+from .elementwise_table import INPLACE, OPERATORS, REFLECTED, Row, resolve
+from .memory import broadcast_shape
+
+
+def common_device(what, arrays):
+    """The device of `arrays` (all must share one), else the current device."""
+    device = None
+    for a in arrays:
+        if device is None:
+            device = a._device
+        elif a._device is not device:
+            raise DeviceMismatchError(
+                f"{what}: operands live on different devices ({device.filter_string} and "
+                f"{a._device.filter_string}); compute follows data, so move one with "
+                f"x.to_device({device.filter_string!r}) first")
+    return device if device is not None else get_current_device()
+
+
+def broadcast_shapes(what, *shapes):
+    """The broadcast of `shapes`, or ShapeError naming the operation and the shapes."""
+    out = broadcast_shape(shapes)
+    if out is None:
+        raise ShapeError(f"{what}: shapes {' and '.join(str(tuple(x)) for x in shapes)} do "
+                         "not broadcast")
+    return out
+
+
+def _report_copy(what, nbytes, device):
+    diagnostics.emit(3, "arrays.implicit_copy", {
+        "operation": what, "from": "numpy", "to": device.filter_string, "bytes": nbytes})
+
+
+def _prepare(what, operands):
+    """(device, items) where each item is an Array, ("weak", python scalar) or ("strong",
+    value, dtype) for NumPy scalars; NumPy arrays are copied to the device."""
+    arrays = [o for o in operands if isinstance(o, Array)]
+    device = common_device(what, arrays)
+    items = []
+    for o in operands:
+        if isinstance(o, Array):
+            items.append(o)
+        elif D.is_python_scalar(o):
+            items.append(("weak", o))
+        elif isinstance(o, np.generic) or (isinstance(o, np.ndarray) and o.ndim == 0):
+            dtype = D.normalize(o.dtype)
+            items.append(("strong", o.item() if dtype.kind not in "fc" else
+                          (float(o) if dtype.kind == "f" else complex(o)), dtype))
+        elif isinstance(o, np.ndarray):
+            _report_copy(what, o.nbytes, device)
+            items.append(asarray(o, device=device))
+        else:
+            return device, None
+    return device, items
+
+
+def promote_items(what, items, device):
+    """The promoted dtype of arrays and strong scalars, then of the weak Python scalars."""
+    dtype = None
+    for it in items:
+        d = it._dtype if isinstance(it, Array) else it[2] if it[0] == "strong" else None
+        if d is not None:
+            dtype = d if dtype is None else D.promote(dtype, d)
+    for it in items:
+        if not isinstance(it, Array) and it[0] == "weak":
+            if dtype is None:
+                dtype = D.scalar_dtype(it[1], device)
+            else:
+                dtype = D.scalar_result(dtype, it[1], device)
+    return dtype
+
+
+def _node_of(item, dtype, device):
+    if isinstance(item, Array):
+        return fusion.cast(item._as_node(), dtype)
+    value = item[1]
+    if dtype.kind in "iu" and isinstance(value, builtins.bool) is False and \
+            isinstance(value, int):
+        D.check_int_range(value, dtype)
+    return fusion.scalar(value, dtype, device)
+
+
+_RESOLVED = {}
+
+
+def _resolve_cached(row, dtype, device):
+    key = (row.name, dtype.char, device.has_fp64)  # (a dtype's char hashes faster than it)
+    found = _RESOLVED.get(key)
+    if found is None:
+        found = _RESOLVED[key] = resolve(row, dtype, device)
+    return found
+
+
+def _binary_fast(row, a, b):
+    """elementwise_node for the common binary cases (two arrays of one device and shape, or an
+    array and a Python int or float), or None for the general path. Same rules, less work:
+    a one-element ``x + 1`` is launch-bound."""
+    if row.name == "pow":
+        return None
+    ta, tb = type(a), type(b)
+    if ta is Array and tb is Array:
+        device = a._device
+        if b._device is not device or a._shape != b._shape:
+            return None
+        dtype = a._dtype if a._dtype is b._dtype else D.promote(a._dtype, b._dtype)
+        compute, result = _resolve_cached(row, dtype, device)
+        if not device.has_fp64 and (result == D.float64 or compute == D.float64 or
+                                    result == D.complex128 or compute == D.complex128):
+            return None
+        na = fusion.cast(a._as_node(), compute)
+        nb = fusion.cast(b._as_node(), compute)
+        return fusion.apply(row.name, [na, nb], result, a._shape)
+    if ta is Array and (tb is int or tb is float):
+        arr, value, first = a, b, True
+    elif tb is Array and (ta is int or ta is float):
+        arr, value, first = b, a, False
+    else:
+        return None
+    device = arr._device
+    dtype = D.scalar_result(arr._dtype, value, device)
+    compute, result = _resolve_cached(row, dtype, device)
+    if not device.has_fp64 and (result == D.float64 or compute == D.float64 or
+                                result == D.complex128 or compute == D.complex128):
+        return None
+    if type(value) is int and compute.kind in "iu":
+        D.check_int_range(value, compute)
+    na = fusion.cast(arr._as_node(), compute)
+    nb = fusion.scalar(value, compute, device)
+    return fusion.apply(row.name, [na, nb] if first else [nb, na], result, arr._shape)
+
+
+def elementwise_node(row, operands, what=None):
+    """The graph node of `row` applied to `operands` (Arrays, Python/NumPy scalars, NumPy
+    arrays), or None when an operand is of a type dpk does not take."""
+    if len(operands) == 2:
+        node = _binary_fast(row, operands[0], operands[1])
+        if node is not None:
+            return node
+    what = what or f"{row.name}()"
+    device, items = _prepare(what, operands)
+    if items is None:
+        return None
+    if not any(isinstance(it, Array) or it[0] == "strong" for it in items) and \
+            row.name != "where":
+        raise TypeError(f"{what}: at least one operand must be an array")
+    shape = broadcast_shapes(what, *[it._shape if isinstance(it, Array) else ()
+                                     for it in items])
+    if row.name == "where":
+        cond, rest = items[0], items[1:]
+        dtype = promote_items(what, rest, device)
+        compute, result = dtype, dtype
+        nodes = [_node_of(cond, D.bool, device)] + [_node_of(it, compute, device)
+                                                     for it in rest]
+    else:
+        dtype = promote_items(what, items, device)
+        compute, result = resolve(row, dtype, device)
+        nodes = [_node_of(it, compute, device) for it in items]
+        special = _power_by_constant(row, items, nodes)
+        if special is not None:
+            return special
+    _check_device_dtype(what, device, result, compute)
+    return fusion.apply(row.name, nodes, result, shape)
+
+
+def _power_by_constant(row, items, nodes):
+    """``x ** 2`` as ``x * x`` and ``x ** 1`` as x (NumPy does the same; both exact, so the
+    result is the one pow gives), instead of a call of pow per element."""
+    if row.name != "pow" or isinstance(items[1], Array) or items[1][0] != "weak":
+        return None
+    exponent = items[1][1]
+    if isinstance(exponent, builtins.bool) or exponent not in (1, 2):
+        return None
+    base = nodes[0]
+    if exponent == 1:
+        return fusion.apply("positive", [base], base.dtype, base.shape)
+    return fusion.apply("square", [base], base.dtype, base.shape)
+
+
+
+def elementwise(row, *operands, what=None):
+    node = elementwise_node(row, operands, what)
+    if node is None:
+        return NotImplemented
+    return Array._lazy(node)
+
+
+def _operator(row, op_name):
+    what = f"x.{op_name}(y)" if row.arity == 2 else f"x.{op_name}()"
+
+    if row.arity == 1:
+        def method(self):
+            return elementwise(row, self, what=what)
+    else:
+        def method(self, other):
+            return elementwise(row, self, other, what=what)
+    method.__name__ = op_name
+    method.__doc__ = f"The Array API's {op_name}: dpk.{row.name}."
+    return method
+
+
+def _reflected(row, op_name):
+    what = f"x.{op_name}(y)"
+
+    def method(self, other):
+        return elementwise(row, other, self, what=what)
+    method.__name__ = op_name
+    return method
+
+
+def _inplace(row, op_name):
+    what = f"x.{op_name}(y)"
+
+    def method(self, other):
+        self._materialize()
+        node = elementwise_node(row, (self, other), what)
+        if node is None:
+            return NotImplemented
+        if node.shape != self._shape:
+            raise ShapeError(f"{what}: the result's shape {node.shape} is not x's "
+                             f"{self._shape} (in-place operators do not change x's shape)")
+        if not D.can_cast(node.dtype, self._dtype) and not (
+                node.dtype.kind == self._dtype.kind or
+                (node.dtype.kind in "iu" and self._dtype.kind in "iu")):
+            raise DTypeError(f"{what}: the result would be {D.name(node.dtype)}, which x "
+                             f"({D.name(self._dtype)}) cannot hold")
+        indexing.assign(self, node)
+        return self
+    method.__name__ = op_name
+    return method
+
+
+# The Array's operators, and the node its __setitem__ builds (array_object.py sits below).
+for _name, _row in OPERATORS.items():
+    setattr(Array, _name, _operator(_row, _name))
+for _name, _row in REFLECTED.items():
+    setattr(Array, _name, _reflected(_row, _name))
+for _name, _row in INPLACE.items():
+    setattr(Array, _name, _inplace(_row, _name))
+Array.__hash__ = None
+del _name, _row
+array_object._elementwise_node_hook[0] = elementwise_node
+
+WHERE_ROW = Row("where", 3, "any", "same")
