@@ -226,6 +226,8 @@ private:
 
 /// Name of a math function for error messages ("math.sin").
 std::string mathDescription(ir::MathFn fn);
+/// The LLVM ordering of a dpk memory order (AtomicLowering.cpp).
+llvm::AtomicOrdering toOrdering(ir::MemoryOrder order);
 
 } // namespace dpk::compiler
 
