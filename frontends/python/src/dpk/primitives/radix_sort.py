@@ -5,11 +5,13 @@ gives every block's first slot per digit, and each block moves its elements ther
 Blocks keep their order and each keeps its own, so every pass, and the sort, is stable.
 
 The passes come in three shapes (docs/primitives.md, "What runs where, and why"):
-  - CPU-shaped (common.kernel_shape "cpu"): one work-item walks each block serially.
-  - GPU-shaped with sub-groups of 32 (CUDA's warps, Device.sub_group_size): work-groups of 256
-    whose warps rank their keys by ballots (_radix_scatter_warps).
-  - GPU-shaped otherwise: the work-group ranks each round of 256 keys with bit masks in local
-    memory and popcounts (_radix_scatter_groups).
+  - CPU-shaped (common.kernel_shape "cpu"): one work-item walks each block serially; a count
+    kernel, cumulative_sum over the table, a scatter kernel.
+  - GPU-shaped where sub-groups are warps of 32 (CUDA; Device.sub_group_size): one kernel a
+    pass (_radix_onesweep: warps rank their keys by ballots, tiles find their offsets by a
+    decoupled look-back), after one count of every pass's digits; it may sort keys alone.
+  - GPU-shaped otherwise: a count kernel, a scan kernel and a scatter that ranks each round of
+    256 keys with bit masks in local memory and popcounts (_radix_scatter_groups).
 """
 
 from __future__ import annotations
@@ -240,7 +242,8 @@ def _tiles(n, device):
 # (w, round, lane) is the keys' order within the tile. Where S is 32 (CUDA) that is 8 warps of a
 # 256-wide group. The rounds are a compile-time constant so that their loops unroll: every
 # round's loads are in flight together and the per-round state lives in registers.
-WARP_ROUNDS = 16  # H100, 2^24 keys, (u32, f32) pairs: 8 rounds 1.77 ms, 12 1.50, 16 1.39
+# H100, 2^24 (u32, f32) pairs, 4 passes: 12 rounds 1.37-1.78 ms, 16 1.26-1.77, 24 1.83-2.31
+WARP_ROUNDS = 16
 _AGGREGATE = np.int64(1 << 61)  # status flags: the tile's own counts are published ...
 _INCLUSIVE = np.int64(1 << 62)  # ... or its counts with every tile before it
 _COUNT = np.int64((1 << 61) - 1)
