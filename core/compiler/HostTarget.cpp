@@ -63,24 +63,6 @@ bool isRematerializable(const ir::Op &op) {
   return integer && (op.kind == K::Add || op.kind == K::Sub || op.kind == K::Mul || op.kind == K::Shl);
 }
 
-/// One loop hint (`!{!"llvm.loop.name"}`, or with an i32 value or a metadata operand).
-llvm::MDNode *loopHint(llvm::LLVMContext &ctx, const char *name, llvm::Metadata *operand = nullptr) {
-  std::vector<llvm::Metadata *> ops{llvm::MDString::get(ctx, name)};
-  if (operand) ops.push_back(operand);
-  return llvm::MDNode::get(ctx, ops);
-}
-llvm::MDNode *loopHint(llvm::LLVMContext &ctx, const char *name, uint32_t value) {
-  return loopHint(ctx, name, llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), value)));
-}
-
-/// Attaches a loop ID (distinct, its first operand itself) holding `hints` to a back edge.
-void setLoopHints(llvm::BranchInst *backEdge, std::vector<llvm::Metadata *> hints) {
-  hints.insert(hints.begin(), nullptr);
-  llvm::MDNode *loopId = llvm::MDNode::getDistinct(backEdge->getContext(), hints);
-  loopId->replaceOperandWith(0, loopId);
-  backEdge->setMetadata(llvm::LLVMContext::MD_loop, loopId);
-}
-
 class HostKernelLowering : public FunctionLowering {
 public:
   HostKernelLowering(const ir::Module &module, const TargetInfo &target, llvm::Function *function,

@@ -25,6 +25,22 @@ unsigned kernelDims(const ir::Module &module, const CompileOptions &options) {
 
 std::string mathDescription(ir::MathFn fn) { return std::string("math.") + ir::mathFnName(fn); }
 
+llvm::MDNode *loopHint(llvm::LLVMContext &ctx, const char *name, llvm::Metadata *operand) {
+  std::vector<llvm::Metadata *> ops{llvm::MDString::get(ctx, name)};
+  if (operand) ops.push_back(operand);
+  return llvm::MDNode::get(ctx, ops);
+}
+llvm::MDNode *loopHint(llvm::LLVMContext &ctx, const char *name, uint32_t value) {
+  return loopHint(ctx, name, llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), value)));
+}
+
+void setLoopHints(llvm::BranchInst *backEdge, std::vector<llvm::Metadata *> hints) {
+  hints.insert(hints.begin(), nullptr);
+  llvm::MDNode *loopId = llvm::MDNode::getDistinct(backEdge->getContext(), hints);
+  loopId->replaceOperandWith(0, loopId);
+  backEdge->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+}
+
 FunctionLowering::FunctionLowering(const ir::Module &module, const TargetInfo &target,
                                    llvm::Function *function)
     : module_(module), target_(target), function_(function), builder_(function->getContext()) {}

@@ -226,6 +226,11 @@ private:
 
 /// Name of a math function for error messages ("math.sin").
 std::string mathDescription(ir::MathFn fn);
+/// One loop hint (`!{!"llvm.loop.name"}`, or with an i32 value or a metadata operand).
+llvm::MDNode *loopHint(llvm::LLVMContext &ctx, const char *name, llvm::Metadata *operand = nullptr);
+llvm::MDNode *loopHint(llvm::LLVMContext &ctx, const char *name, uint32_t value);
+/// Attaches a loop ID (distinct, its first operand itself) holding `hints` to a back edge.
+void setLoopHints(llvm::BranchInst *backEdge, std::vector<llvm::Metadata *> hints);
 /// The LLVM ordering of a dpk memory order (AtomicLowering.cpp).
 llvm::AtomicOrdering toOrdering(ir::MemoryOrder order);
 

@@ -249,12 +249,7 @@ protected:
   /// memory before the next was issued.
   void noteForLoopLatch(llvm::BranchInst *backEdge, const ir::Op &forOp) override {
     if (!indexesPrivateArrayInFewTrips(forOp)) return noteLoopLatch(backEdge);
-    llvm::LLVMContext &ctx = context();
-    llvm::Metadata *full = llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.unroll.full")});
-    llvm::TempMDTuple self = llvm::MDNode::getTemporary(ctx, llvm::None);
-    llvm::MDNode *loop = llvm::MDNode::get(ctx, {self.get(), full});
-    loop->replaceOperandWith(0, loop);
-    backEdge->setMetadata(llvm::LLVMContext::MD_loop, loop);
+    setLoopHints(backEdge, {loopHint(context(), "llvm.loop.unroll.full")});
   }
 
   void emitFence(llvm::AtomicOrdering, ir::MemoryScope scope) override {
