@@ -414,15 +414,18 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
                 values_out[p] = staged_values[q]
 
 
-def _onesweep_passes(keys, values, bits, keys_tmp, values_tmp):
+def _onesweep_passes(keys, values, bits):
     """radix_sort_pairs' passes on a device whose sub-groups rank (_radix_onesweep); values
-    None: the keys alone (keys_tmp, values_tmp and the result's values are then None too)."""
+    None: the keys alone (the result's values are then None too)."""
     n = keys.size
     device = keys.device
     carry = values is not None
     if not carry:  # the kernel's value arguments, never touched
         values = empty((1,), dtype=D.int32, device=device)
-        values_tmp = [values, values]
+    # the passes alternate between two buffers of their own: the inputs are only read
+    keys_tmp = [empty((n,), dtype=keys.dtype, device=device) for _ in range(2)]
+    values_tmp = [empty((n,), dtype=values.dtype, device=device) if carry else values
+                  for _ in range(2)]
     passes = -(-bits // RADIX_BITS)
     tiles = -(-n // (GROUP * WARP_ROUNDS))
     groups = builtins.max(1, builtins.min(-(-n // (GROUP * 16)), 8 * device.compute_units))
@@ -464,7 +467,8 @@ def _warp_ranking(device):
 
 
 def keys_only_sorts(device):
-    """Whether radix_sort_pairs sorts keys without values (values None) on `device`."""
+    """Whether radix_sort_pairs runs the sub-group passes on `device`, which also sort keys
+    without values (values None)."""
     return kernel_shape(device) == "gpu" and _warp_ranking(device)
 
 
@@ -478,16 +482,14 @@ def radix_sort_pairs(keys, values, bits):
     sub-groups that rank (_warp_ranking): one kernel a pass (_radix_onesweep)."""
     n = keys.size
     device = keys.device
-    gpu = kernel_shape(device) == "gpu"
-    # the passes alternate between two buffers of their own: the inputs are only read
-    keys_tmp = [empty((n,), dtype=keys.dtype, device=device) for _ in range(2)]
-    if gpu and _warp_ranking(device):
-        values_tmp = None if values is None else \
-            [empty((n,), dtype=values.dtype, device=device) for _ in range(2)]
-        return _onesweep_passes(keys, values, bits, keys_tmp, values_tmp)
+    if keys_only_sorts(device):  # the sub-group passes
+        return _onesweep_passes(keys, values, bits)
     if values is None:
         raise ValueError("radix_sort_pairs: the keys alone are sorted only by the sub-group "
                          "passes (keys_only_sorts)")
+    gpu = kernel_shape(device) == "gpu"
+    # the passes alternate between two buffers of their own: the inputs are only read
+    keys_tmp = [empty((n,), dtype=keys.dtype, device=device) for _ in range(2)]
     values_tmp = [empty((n,), dtype=values.dtype, device=device) for _ in range(2)]
     if gpu:
         nblocks, rounds = _tiles(n, device)

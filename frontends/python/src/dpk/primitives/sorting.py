@@ -78,10 +78,10 @@ def _float_key_constants(dt, descending):
                 largest=largest, flip=largest if descending else udt.type(0))
 
 
-def _float_sort_keys(x, descending):
-    """(keys, bits, specials): _float_keys of the 1-D contiguous float x, and a device counter
-    of the values whose keys do not give them back."""
-    c = _float_key_constants(x.dtype, descending)
+def _float_sort_keys(x, c):
+    """(keys, bits, specials): _float_keys of the 1-D contiguous float x with the constants `c`
+    (_float_key_constants), and a device counter of the values whose keys do not give them
+    back."""
     bits = _bitcast(x, c["udt"])
     key = empty(x.shape, dtype=c["udt"], device=x.device)
     specials = zeros((1,), dtype=D.int32, device=x.device)
@@ -94,9 +94,9 @@ def _sort_floats_by_keys(x, descending):
     """The 1-D contiguous float x sorted by its keys alone (no values carried through the
     passes: half the memory traffic), or None when x holds -0.0 or a NaN other than the
     canonical one, whose keys do not give them back (the caller then carries the values)."""
-    keys, bits, specials = _float_sort_keys(x, descending)
-    keys, _ = radix_sort_pairs(keys, None, bits)
     c = _float_key_constants(x.dtype, descending)
+    keys, bits, specials = _float_sort_keys(x, c)
+    keys, _ = radix_sort_pairs(keys, None, bits)
     out = empty(x.shape, dtype=c["udt"], device=x.device)
     launch_in_order(_floats_from_keys, Range(x.size), keys, out, c["sign"], c["largest"],
                     c["flip"], c["canonical"])
@@ -130,7 +130,7 @@ def sort_keys(x, descending=False):
     dt = x.dtype
     width = 8 * dt.itemsize
     if dt.kind == "f":  # float32, float64: one kernel, one pass over the data
-        key, width, _ = _float_sort_keys(x, descending)
+        key, width, _ = _float_sort_keys(x, _float_key_constants(dt, descending))
         return key, width
     if dt.kind == "i" and width >= 32:
         udt = D.uint32 if width == 32 else D.uint64
