@@ -241,11 +241,18 @@ def test_gpu_launch_shapes_on_every_device(device, monkeypatch):
 
 def test_gpu_work_group_scans_on_every_device(device, monkeypatch):
     # The work-group scan GPUs use (scan.py), run here on any device.
-    from dpk.arrays import scan
+    from dpk.arrays import reduction, scan
     monkeypatch.setattr(scan, "GROUP_SCANS", True)
     for n in (1, 63, 64, 65, 5000, 300_001):
         x = np.random.default_rng(n).integers(-9, 9, n).astype(np.int64)
         assert_matches(dpk.cumulative_sum(to_dpk(x, device)), np.cumsum(x))
+    # items scanning 3 elements a tile: tiles not a power of two, and the part totals' own
+    # exclusive scan spanning several tiles
+    monkeypatch.setattr(scan, "GROUP_SCAN_ITEMS", 3)
+    monkeypatch.setattr(reduction, "_target_parallelism", lambda device: (4096, 4096))
+    x = np.random.default_rng(7).integers(-9, 9, 1_000_003).astype(np.int32)
+    assert_matches(dpk.cumulative_sum(to_dpk(x, device) + 1, dtype=dpk.int64),
+                   np.cumsum(x.astype(np.int64) + 1))
     m = np.arange(35, dtype=np.float64).reshape(5, 7) % 4 + 1
     dm = to_dpk(m, device)
     assert_matches(dpk.cumulative_prod(dm, axis=1, include_initial=True),
