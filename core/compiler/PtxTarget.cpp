@@ -290,12 +290,32 @@ private:
   bool idsFit32_ = false;
 };
 
-void annotateKernel(llvm::Module &module, llvm::Function *fn) {
+void annotate(llvm::Module &module, llvm::Function *fn, const char *key, uint64_t value) {
   llvm::LLVMContext &ctx = module.getContext();
   llvm::Metadata *ops[] = {
-      llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx, "kernel"),
-      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))};
+      llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx, key),
+      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), value))};
   module.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, ops));
+}
+
+/// Marks fn a kernel. Where the work-group shape is known (NdRange builds) it becomes
+/// `.maxntid`: ptxas then never allocates more registers than a group of that size can have
+/// (without it, a kernel built with 100 registers fails to launch in groups of 1024). With it,
+/// min_groups_per_cu(N) becomes `.minnctapersm N`, so ptxas keeps registers low enough for N
+/// groups on one SM (the sort's pass: 96 registers, 2 groups of 256; docs/compiler.md).
+void annotateKernel(llvm::Module &module, llvm::Function *fn, const ir::Function &kernel,
+                    const CompileOptions &options, unsigned dims) {
+  annotate(module, fn, "kernel", 1);
+  const auto &local = options.localSize;
+  if (!local[0] && !local[1] && !local[2]) return;
+  // dpk dimension d is CUDA dimension dims-1-d (x is the last, fastest-varying one)
+  static const char *const keys[] = {"maxntidx", "maxntidy", "maxntidz"};
+  for (unsigned d = 0; d < 3; ++d) {
+    uint64_t size = d < dims ? local[dims - 1 - d] : 1;
+    annotate(module, fn, keys[d], size ? size : 1);
+  }
+  if (kernel.minGroupsPerComputeUnit)
+    annotate(module, fn, "minctasm", kernel.minGroupsPerComputeUnit);
 }
 
 Error linkLibdevice(llvm::Module &module, const std::string &path) {
@@ -406,7 +426,7 @@ Expected<std::vector<uint8_t>> compilePtx(const ir::Module &module, const Compil
     auto *fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage, kernel->name,
                                       *llvmModule);
     fn->addFnAttr(llvm::Attribute::NoUnwind);
-    annotateKernel(*llvmModule, fn);
+    annotateKernel(*llvmModule, fn, *kernel, options, dims);
     PtxKernelLowering lowering(module, info, fn, dims);
     lowering.setUnitInnerStrideViews(options.unitInnerStrideViews);
     lowering.setIdsFit32(options.idsFit32);

@@ -42,6 +42,8 @@ OpCategory opCategory(OpKind kind);
 /// the verifier enforce it, so a pass over a verified module may recurse over regions without
 /// exhausting the stack (docs/ir.md, "Limits").
 constexpr unsigned kMaxRegionDepth = 256;
+/// The largest Function::minGroupsPerComputeUnit (no device holds more work-groups per unit).
+constexpr uint32_t kMaxGroupsPerComputeUnit = 64;
 /// A chain of calls holds at most this many functions (a kernel calling @f calling @g is 3).
 /// The verifier enforces it, for passes that follow calls.
 constexpr unsigned kMaxCallDepth = 256;
@@ -201,6 +203,12 @@ struct Function {
   /// any device function but is never inlined by dpk; its name is the symbol every target links
   /// against, so it must be a C identifier (the verifier's rule). Its body stays empty.
   bool isExternal = false;
+  /// Kernels: at least this many work-groups should be resident on one compute unit at once
+  /// (`min_groups_per_cu(N)` in the text form; 0 = no request). Targets that allocate
+  /// registers per kernel limit them to make room where the work-group size is known when
+  /// compiling (PTX: `.maxntid` and `.minnctapersm`); the others ignore it. A performance
+  /// hint only: the kernel means the same with or without it.
+  uint32_t minGroupsPerComputeUnit = 0;
 
   /// Destroys the body without recursing once per nesting level (IR.cpp says why). Moves stay
   /// as the compiler writes them (a declared destructor would otherwise remove them).

@@ -318,6 +318,17 @@ private:
       consume();
       if (!parseType(function->returnType)) return false;
     }
+    if (isKeyword("min_groups_per_cu")) {
+      Token attr = tok_;
+      consume();
+      int64_t groups = 0;
+      if (!expect(TokenKind::LParen) || !parseInteger(groups) || !expect(TokenKind::RParen))
+        return false;
+      if (groups < 1 || groups > kMaxGroupsPerComputeUnit)
+        return fail(attr, "min_groups_per_cu must be 1 to " +
+                              std::to_string(kMaxGroupsPerComputeUnit));
+      function->minGroupsPerComputeUnit = static_cast<uint32_t>(groups);
+    }
     if (!parseLoc(function->loc)) return false;
     if (isExternal) {
       if (tok_.kind == TokenKind::LBrace)

@@ -118,6 +118,8 @@ public:
     }
     out_ += ")";
     if (!function_.returnType.isVoid()) out_ += " -> " + typeToString(function_.returnType);
+    if (function_.minGroupsPerComputeUnit)
+      out_ += " min_groups_per_cu(" + std::to_string(function_.minGroupsPerComputeUnit) + ")";
     out_ += locSuffix(function_.loc, options_);
     if (function_.isExternal) {
       out_ += "\n";

@@ -263,6 +263,11 @@ private:
     ownValues_.clear();
     loops_.clear();
     for (const auto &v : f.values) ownValues_.insert(v.get());
+    if (f.minGroupsPerComputeUnit && !f.isKernel)
+      return fail(f, nullptr, "min_groups_per_cu is a kernel's attribute, not a function's");
+    if (f.minGroupsPerComputeUnit > kMaxGroupsPerComputeUnit)
+      return fail(f, nullptr, "min_groups_per_cu must be 1 to " +
+                                  std::to_string(kMaxGroupsPerComputeUnit));
     if (f.isExternal) return checkExternal(f);
     if (f.isKernel && !f.returnType.isVoid())
       return fail(f, nullptr, "kernels return void, not " + str(f.returnType));

@@ -471,6 +471,35 @@ const char *kAlignedSum4 = "kernel @sum4(%x: ptr<global, f32>, %y: ptr<global, f
                            "  store %y[%i], %s\n"
                            "  return\n}\n";
 
+// A known work-group shape becomes `.maxntid` (ptxas then never gives a kernel more registers
+// than a group of that size can have), and min_groups_per_cu becomes `.minnctapersm` with it.
+TEST(PtxLaunchBounds, KnownGroupSizeAndOccupancyRequestReachPtx) {
+  const char *text = "kernel @occupied(%x: ptr<global, f32>) min_groups_per_cu(3) {\n"
+                     "  %i = global_id 0 : i64\n"
+                     "  %v = load %x[%i] : f32\n"
+                     "  store %x[%i], %v\n"
+                     "  return\n}\n";
+  auto module = parse(text);
+  ASSERT_TRUE(module);
+  compiler::CompileOptions options;
+  options.dims = 2;
+  options.target = compiler::TargetKind::Ptx;
+  options.targetId = "sm_90";
+  options.localSize = {4, 64, 0}; // dpk dimension 1 (64) is CUDA x
+  auto ptx = compiler::compileModule(*module, options);
+  ASSERT_TRUE(ptx) << ptx.error().message();
+  std::string code(ptx->bytes.begin(), ptx->bytes.end());
+  EXPECT_NE(code.find(".maxntid 64, 4, 1"), std::string::npos) << code;
+  EXPECT_NE(code.find(".minnctapersm 3"), std::string::npos) << code;
+  // Range builds (no group shape): neither; the request alone cannot be honoured.
+  options.localSize = {0, 0, 0};
+  auto range = compiler::compileModule(*module, options);
+  ASSERT_TRUE(range) << range.error().message();
+  std::string rangeCode(range->bytes.begin(), range->bytes.end());
+  EXPECT_EQ(rangeCode.find(".maxntid"), std::string::npos) << rangeCode;
+  EXPECT_EQ(rangeCode.find(".minnctapersm"), std::string::npos) << rangeCode;
+}
+
 TEST(AlignedLoad, NeighbouringLoadsBecomeOnePtxVectorLoad) {
   auto module = parse(kAlignedSum4);
   ASSERT_TRUE(module);

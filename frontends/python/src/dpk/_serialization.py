@@ -192,7 +192,8 @@ def _kernel_options(k):
         access.setdefault(mode, []).append(name)
     return {"device": k._device, "access_types": access or None,
             "boundscheck": getattr(k, "boundscheck", None),
-            "link": list(getattr(k, "link", ())) or None}
+            "link": list(getattr(k, "link", ())) or None,
+            "min_groups_per_cu": getattr(k, "min_groups_per_cu", 0)}
 
 
 def _reduce_kernel(k):

@@ -112,6 +112,9 @@ void bindTypeAndValues(nb::module_ &m) {
       .def_ro("is_kernel", &Function::isKernel)
       .def_ro("is_external", &Function::isExternal)
       .def_ro("return_type", &Function::returnType)
+      .def_rw("min_groups_per_cu", &Function::minGroupsPerComputeUnit,
+              "Kernels: work-groups that should fit on one compute unit at once (0: no "
+              "request); PTX limits registers to match where the group size is known")
       .def_prop_ro("params", [](Function &f) { return f.params; }, nb::rv_policy::reference);
 }
 

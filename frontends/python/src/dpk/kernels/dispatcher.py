@@ -183,13 +183,18 @@ class KernelDispatcher(KernelFunction):
     nothing (as in numba-dpex)."""
 
     def __init__(self, fn, signatures=None, device=None, access_types=None, boundscheck=None,
-                 link=None):
+                 link=None, min_groups_per_cu=0):
         functools.update_wrapper(self, fn)
         self.py_func = fn
         if boundscheck is not None and not isinstance(boundscheck, bool):
             raise TypeError(f"kernel {fn.__name__}(): boundscheck must be True, False or None, "
                             f"not {boundscheck!r}")
         self.boundscheck = boundscheck
+        if (isinstance(min_groups_per_cu, bool) or not isinstance(min_groups_per_cu, int)
+                or not 0 <= min_groups_per_cu <= 64):
+            raise TypeError(f"kernel {fn.__name__}(): min_groups_per_cu must be an int from 0 "
+                            f"to 64, not {min_groups_per_cu!r}")
+        self.min_groups_per_cu = min_groups_per_cu
         self.link = _link_paths(fn, link)
         self._lock = threading.RLock()
         self._specs = {}
@@ -340,8 +345,9 @@ class KernelDispatcher(KernelFunction):
             if compiled is None:
                 with_item = takes_item(self.py_func, len(values))
                 note = implicit_item_note(self.py_func, len(values)) if with_item else None
-                text, name, _, written = compile_kernel(self.py_func, kind, ndim, values,
-                                                        with_item=with_item, item_note=note)
+                text, name, _, written = compile_kernel(
+                    self.py_func, kind, ndim, values, with_item=with_item, item_note=note,
+                    min_groups_per_cu=self.min_groups_per_cu)
                 compiled = _Compiled(text, name, kinds, written, self.boundscheck, self.link)
                 self._specs[spec_key] = compiled
                 self.stats["compiles"] += 1
@@ -509,7 +515,7 @@ def _dpk_signatures(sigs):
 
 
 def kernel(func=None, *, signatures=None, device=None, access_types=None, access_type=None,
-           boundscheck=None, link=None, **options):
+           boundscheck=None, link=None, min_groups_per_cu=0, **options):
     """Decorates a kernel: ``@dpk.kernel`` or ``@dpk.kernel(signatures=[...], device=...)``.
 
     The first parameter receives the work-item (an Item for a Range launch, an NdItem for an
@@ -530,7 +536,11 @@ def kernel(func=None, *, signatures=None, device=None, access_types=None, access
     and CUDA; ``.cl`` OpenCL C on OpenCL; ``.ptx``/``.cu`` on CUDA; docs/linking.md); their
     contents are read when a specialization is first built and join the kernel cache key, and a
     missing symbol, a signature mismatch or a file no device target can use raises
-    ``dpk.LinkError``. numba-dpex's ``debug``, ``inline_threshold``, ``cache``,
+    ``dpk.LinkError``. ``min_groups_per_cu`` (an int, 0 = none) asks that this many
+    work-groups fit on one compute unit at once, as CUDA's ``__launch_bounds__(size, N)``:
+    where registers are allocated per kernel and the group size is known (CUDA, NdRange
+    launches) the compiler keeps the kernel's registers low enough for N groups; elsewhere it
+    changes nothing. numba-dpex's ``debug``, ``inline_threshold``, ``cache``,
     ``enable_cache`` and ``fastmath`` options are accepted and ignored (dpk always caches
     compiled kernels on disk).
     """
@@ -548,8 +558,9 @@ def kernel(func=None, *, signatures=None, device=None, access_types=None, access
         func = None
     sigs = _dpk_signatures(sigs)
     if func is None:
-        return lambda f: KernelDispatcher(f, sigs, device, access, boundscheck, link)
-    return KernelDispatcher(func, sigs, device, access, boundscheck, link)
+        return lambda f: KernelDispatcher(f, sigs, device, access, boundscheck, link,
+                                          min_groups_per_cu)
+    return KernelDispatcher(func, sigs, device, access, boundscheck, link, min_groups_per_cu)
 
 
 def device_func(func=None, **options):

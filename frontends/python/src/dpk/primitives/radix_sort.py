@@ -248,6 +248,11 @@ _AGGREGATE = np.int64(1 << 61)  # status flags: the tile's own counts are publis
 _INCLUSIVE = np.int64(1 << 62)  # ... or its counts with every tile before it
 _COUNT = np.int64((1 << 61) - 1)
 LOOK_BACK = 8  # tiles whose status a look-back step reads together
+# Work-groups of the pass that must fit on one compute unit (the kernel's min_groups_per_cu).
+# Its PTX for 32-bit keys takes 96 registers a work-item left alone (117 before the keys were
+# held at their own width and the look-back moved after the staging), room for 2 groups of 256
+# on an H100 SM; 3 asks ptxas for at most 80 (28 bytes spilled).
+ONESWEEP_GROUPS_PER_CU = 3
 
 
 @kernel
@@ -273,7 +278,7 @@ def _radix_digit_counts(it: NdItem, keys, counts, n, passes, chunk, hist):
             AtomicRef(counts, e).fetch_add(c)
 
 
-@kernel
+@kernel(min_groups_per_cu=ONESWEEP_GROUPS_PER_CU)
 def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts, status, ticket,
                     n, shift, carry, hist, tile_first, digit_base, sums, taken, staged_keys,
                     staged_values):
@@ -286,13 +291,15 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
     #     hands the old count to its peers (select_from_group): pos[r] = old + rank is the key's
     #     place among the sub-group's keys of digit d.
     # (2) Work-item d turns column d of the histograms into exclusive prefixes over sub-groups,
-    #     publishes the tile's count of digit d, looks back over the tiles before it for their
-    #     counts (adding aggregates until one publishes an inclusive count), publishes its own
-    #     inclusive count, and scans the tile's digit counts (sub-group scans by selection, then
-    #     the sub-group sums): tile_first[d] is the tile's first local slot of digit d, and
-    #     digit_base[d] + q the global slot of local slot q.
+    #     publishes the tile's count of digit d as an aggregate and scans the tile's digit
+    #     counts (sub-group scans by selection, then the sub-group sums): tile_first[d] is the
+    #     tile's first local slot of digit d.
     # (3) Keys and values go to their local slots tile_first[d] + hist[w, d] + pos[r]: the tile
-    #     sorted by digit, stably.
+    #     sorted by digit, stably. Only then does work-item d look back over the tiles before
+    #     this one for their counts of digit d (adding aggregates until one publishes an
+    #     inclusive count) and publish its own inclusive count: the keys held in registers are
+    #     staged by then, so the look-back's registers are not needed alongside them.
+    #     digit_base[d] + q is the global slot of local slot q.
     # (4) Work-item l stores local slots l, l + GROUP, ...: consecutive addresses within each
     #     digit's run (coalesced).
     lid = it.get_local_id(0)
@@ -310,25 +317,25 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
     tile = taken[0]
     start = tile * WARP_ROUNDS * GROUP
     run = WARP_ROUNDS * size
+    base = start + w * run + lane           # this lane's key of round 0; round r: + r * size
+    left = np.int32(min(max(n - base, 0), run))  # rounds r with r * size < left hold a key
     below = (np.uint32(1) << np.uint32(lane)) - np.uint32(1)
     pos = PrivateArray(WARP_ROUNDS, np.int32)
-    held = PrivateArray(WARP_ROUNDS, np.uint64)
-    for r in range(WARP_ROUNDS):  # every load issued before any is used
-        held[r] = keys[min(start + w * run + r * size + lane, n - 1)]
+    held = PrivateArray(WARP_ROUNDS, keys.dtype)  # (the keys' own width: 32-bit keys in one
+    for r in range(WARP_ROUNDS):                  # register each; every load issued before
+        held[r] = keys[min(base + r * size, n - 1)]  # any is used)
     for r in range(WARP_ROUNDS):
-        i = start + w * run + r * size + lane
-        d = (held[r] >> shift) & (BINS - 1)
-        peers = group_ballot(sg, i < n)
+        valid = np.int32(r * size) < left
+        d = np.uint32((held[r] >> shift) & (BINS - 1))
+        peers = group_ballot(sg, valid)
         for b in range(RADIX_BITS):
-            votes = group_ballot(sg, ((d >> b) & 1) == 1)
-            if ((d >> b) & 1) == 1:
-                peers &= votes
-            else:
-                peers &= ~votes
+            bit = (d >> np.uint32(b)) & np.uint32(1)
+            # the lanes whose bit b equals this lane's: the ballot, inverted where it is 0
+            peers &= group_ballot(sg, bit == np.uint32(1)) ^ (bit - np.uint32(1))
         rank = np.int32(popcount(peers & below))
         lowest = np.int32(popcount((peers & (~peers + np.uint32(1))) - np.uint32(1)))
         old = np.int32(0)
-        if i < n and rank == 0:
+        if valid and rank == 0:
             old = AtomicRef(hist, w * BINS + d, memory_scope=MemoryScope.WORK_GROUP,
                             address_space=AddressSpace.LOCAL).fetch_add(
                                 np.int32(popcount(peers)))
@@ -340,11 +347,34 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
         hist[v * BINS + lid] = count
         count += c
     mine = tile * BINS + lid
+    if tile != 0:  # the tile's own counts, for the tiles after it to look back at, early
+        AtomicRef(status, mine).store(_AGGREGATE + count)
+    x = count
+    step = 1
+    while step < size:
+        xs = select_from_group(sg, x, lane - step)
+        if lane >= step:
+            x += xs
+        step *= 2
+    if lane == size - 1:
+        sums[w] = x
+    group_barrier(group)
+    for v in range(w):
+        x += sums[v]
+    first = x - count
+    tile_first[lid] = first
+    group_barrier(group)
+    for r in range(WARP_ROUNDS):
+        if np.int32(r * size) < left:
+            d = np.uint32((held[r] >> shift) & (BINS - 1))
+            slot = tile_first[d] + hist[w * BINS + d] + pos[r]
+            staged_keys[slot] = held[r]
+            if carry:
+                staged_values[slot] = values[base + r * size]
     before = np.int64(0)
     if tile == 0:
         AtomicRef(status, mine).store(_INCLUSIVE + count)
     else:
-        AtomicRef(status, mine).store(_AGGREGATE + count)
         # Walk back over the tiles before this one, adding their counts up to the nearest
         # that publishes an inclusive count. A tile that has published nothing yet is spun on
         # alone (one load a try); past it, LOOK_BACK tiles are read together (their loads in
@@ -378,37 +408,14 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
             if done:
                 break
         AtomicRef(status, mine).store(_INCLUSIVE + before + count)
-    x = count
-    step = 1
-    while step < size:
-        xs = select_from_group(sg, x, lane - step)
-        if lane >= step:
-            x += xs
-        step *= 2
-    if lane == size - 1:
-        sums[w] = x
-    group_barrier(group)
-    for v in range(w):
-        x += sums[v]
-    first = x - count
-    tile_first[lid] = first
     digit_base[lid] = digit_starts[lid] + before - first
-    group_barrier(group)
-    for r in range(WARP_ROUNDS):
-        i = start + w * run + r * size + lane
-        if i < n:
-            d = (held[r] >> shift) & (BINS - 1)
-            slot = tile_first[d] + hist[w * BINS + d] + pos[r]
-            staged_keys[slot] = held[r]
-            if carry:
-                staged_values[slot] = values[i]
     group_barrier(group)
     stored = min(WARP_ROUNDS * GROUP, n - start)
     for r in range(WARP_ROUNDS):
         q = r * GROUP + lid
         if q < stored:
             k = staged_keys[q]
-            p = digit_base[(k >> shift) & (BINS - 1)] + q
+            p = digit_base[np.uint32((k >> shift) & (BINS - 1))] + q
             keys_out[p] = k
             if carry:
                 values_out[p] = staged_values[q]
@@ -447,7 +454,8 @@ def _onesweep_passes(keys, values, bits):
     for p in range(passes):
         out = (keys_tmp[p % 2], values_tmp[p % 2])
         launch_in_order(_radix_onesweep, NdRange(tiles * GROUP, GROUP), keys, values, *out,
-                        starts[p], status[p], tickets[p:p + 1], n, p * RADIX_BITS, carry,
+                        starts[p], status[p], tickets[p:p + 1], n, np.uint32(p * RADIX_BITS),
+                        carry,
                         *scratch)
         keys, values = out
     return keys, values if carry else None

@@ -234,12 +234,13 @@ class CompileContext:
 
 
 def compile_kernel(pyfunc, index_kind, ndim, arg_values, name=None, with_item=True,
-                   item_note=None):
+                   item_note=None, min_groups_per_cu=0):
     """Compiles `pyfunc` for a launch of `index_kind` ("item" or "nditem") in `ndim` dimensions
     and parameters described by `arg_values` (values.ViewArray / Scalar / PointerArray with no
     IR). `with_item`: the first parameter receives the work-item (kapi style); without it the
     kernel takes only the arguments (OpenCL style). `item_note` says, for error messages, why
-    the first parameter was taken as the work-item. Returns (ir_text, kernel_name, module,
+    the first parameter was taken as the work-item. `min_groups_per_cu`: the kernel's
+    occupancy request (docs/ir.md; 0: none). Returns (ir_text, kernel_name, module,
     written) where `written` is the set of argument indices of arrays the kernel may write."""
     ctx = CompileContext(index_kind, ndim)
     source = function_source(pyfunc)
@@ -253,6 +254,8 @@ def compile_kernel(pyfunc, index_kind, ndim, arg_values, name=None, with_item=Tr
     mangled = ctx.unique_name(name or source.name)
     hints, _ = ctx.converge(source, mangled, values, True)
     gen = ctx.emit(source, mangled, values, True, hints)
+    if min_groups_per_cu:
+        ctx.module.lookup(mangled).min_groups_per_cu = min_groups_per_cu
     text = None
     if getattr(ctx.core, "HAVE_VERIFIER", False):
         ctx.module.verify()
