@@ -395,10 +395,12 @@ static Expected<dpk_pl_kernel_t> buildFor(Device &device, Kernel &kernel,
     for (uint32_t d = 0; d < config.dims; ++d)
       spec.idsFit32 = spec.idsFit32 && config.global_size[d] <= UINT32_MAX;
   }
-  // Host NdRange launches get code specialized on their work-group shape; Range launches and
-  // device targets use the generic build.
+  // Host and PTX NdRange launches get code specialized on their work-group shape (the host
+  // runs the group's loops with constant trip counts; PTX declares `.maxntid`, so ptxas fits
+  // registers to the group, and honours a kernel's min_groups_per_cu). Range launches and the
+  // other device targets use the generic build.
   if (program.kind() == ProgramKind::Ir && !isRangeLaunch(config) &&
-      device.accepts(DPK_FORMAT_HOST_NATIVE)) {
+      (device.accepts(DPK_FORMAT_HOST_NATIVE) || device.accepts(DPK_FORMAT_PTX))) {
     for (uint32_t d = 0; d < config.dims; ++d)
       spec.localSize[d] = config.local_size[d];
   }

@@ -101,6 +101,22 @@ TEST_F(FakeCudaCapi, IrKernelLaunchesAndIsWaitedFor) {
   dpk_event_release(event);
 }
 
+// An NdRange launch gets PTX built for its work-group shape (`.maxntid`: ptxas fits the
+// registers to it), a Range launch the generic build.
+TEST_F(FakeCudaCapi, NdRangeLaunchesGetPtxForTheirGroupShape) {
+  ASSERT_EQ(launch(), DPK_SUCCESS) << dpk_last_error();
+  ASSERT_EQ(dpk_queue_wait(queue), DPK_SUCCESS) << dpk_last_error();
+  std::string generic = driver.lastModule();
+  EXPECT_TRUE(contains(generic, ".entry empty")) << generic;
+  EXPECT_FALSE(contains(generic, ".maxntid")) << generic;
+  range.local_size[0] = 250;
+  ASSERT_EQ(launch(), DPK_SUCCESS) << dpk_last_error();
+  ASSERT_EQ(dpk_queue_wait(queue), DPK_SUCCESS) << dpk_last_error();
+  std::string shaped = driver.lastModule();
+  EXPECT_TRUE(contains(shaped, ".maxntid 250, 1, 1")) << shaped;
+  EXPECT_EQ(driver.lastLaunch().block[0], 250u);
+}
+
 TEST_F(FakeCudaCapi, ArgumentErrorsAreReportedBeforeAndAfterAPlan) {
   for (int round = 0; round < 2; ++round) { // round 1: the kernel has a plan for this shape
     EXPECT_EQ(launch(3), DPK_ERROR_INVALID_ARGUMENT);

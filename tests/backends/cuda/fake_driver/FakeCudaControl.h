@@ -27,9 +27,13 @@ typedef struct FakeCudaLaunch {
 typedef void (*FakeCudaFailNextFn)(const char *symbol, int result);
 /* Copies the most recent accepted launch into *out. */
 typedef void (*FakeCudaLastLaunchFn)(FakeCudaLaunch *out);
+/* The PTX text of the most recent cuModuleLoadDataEx: copies up to size - 1 bytes of it and a
+ * terminating NUL into out (when size > 0); returns its full length. */
+typedef unsigned long long (*FakeCudaLastModuleFn)(char *out, unsigned long long size);
 
 #define FAKE_CUDA_FAIL_NEXT "fakeCudaFailNext"
 #define FAKE_CUDA_LAST_LAUNCH "fakeCudaLastLaunch"
+#define FAKE_CUDA_LAST_MODULE "fakeCudaLastModule"
 
 #ifdef __cplusplus
 }

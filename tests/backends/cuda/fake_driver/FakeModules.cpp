@@ -1,5 +1,6 @@
 // FakeModules.cpp - "JIT" of PTX (reading each .entry's parameter list, nothing more),
 // functions, their attributes and launches.
+#include "FakeCudaControl.h"
 #include "FakeLaunchRecord.h"
 #include "FakeState.h"
 
@@ -9,10 +10,14 @@
 #include <cstring>
 #include <mutex>
 #include <sstream>
+#include <string>
 
 using namespace fake_cuda;
 
 namespace {
+
+std::mutex lastModuleMutex;
+std::string lastModuleImage; // the PTX of the most recent cuModuleLoadDataEx
 
 /// Byte size of a PTX parameter type (.u64, .f32, .b8 ...), 0 if it is none.
 size_t typeSize(const std::string &type) {
@@ -149,6 +154,10 @@ FAKE_CUDA_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image
     return CUDA_ERROR_INVALID_VALUE;
   if (int rc = injectedFailure("cuModuleLoadDataEx"))
     return rc;
+  {
+    std::lock_guard<std::mutex> guard(lastModuleMutex);
+    lastModuleImage = static_cast<const char *>(image);
+  }
   auto loaded = new CUmod_st;
   std::string why;
   if (!readEntries(static_cast<const char *>(image), *loaded, why)) {
@@ -257,4 +266,14 @@ FAKE_CUDA_EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gridX, un
   }
   std::strncpy(record.function, function->name.c_str(), sizeof(record.function) - 1);
   return CUDA_SUCCESS;
+}
+
+FAKE_CUDA_EXPORT unsigned long long fakeCudaLastModule(char *out, unsigned long long size) {
+  std::lock_guard<std::mutex> guard(lastModuleMutex);
+  if (out && size > 0) {
+    size_t n = std::min<size_t>(size - 1, lastModuleImage.size());
+    std::memcpy(out, lastModuleImage.data(), n);
+    out[n] = '\0';
+  }
+  return lastModuleImage.size();
 }
