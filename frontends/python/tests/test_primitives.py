@@ -105,6 +105,12 @@ def test_float_sort_by_keys_alone(device, monkeypatch, dtype):
         want_desc = x[x.size - 1 - np.flip(np.argsort(np.flip(x), kind="stable"))]
         got_desc = dpk.sort(_on(device, x), descending=True).asnumpy()
         np.testing.assert_array_equal(got_desc.view(udt), want_desc.view(udt), err_msg=name)
+    # the look-back's 64-bit status words (inputs of 2^30 keys and more), on a short input
+    monkeypatch.setattr(radix_sort, "STATUS32_LIMIT", 0)
+    np.testing.assert_array_equal(dpk.sort(_on(device, plain)).asnumpy().view(udt),
+                                  np.sort(plain, kind="stable").view(udt))
+    np.testing.assert_array_equal(dpk.argsort(_on(device, plain)).asnumpy(),
+                                  np.argsort(plain, kind="stable"))
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1])

@@ -22,13 +22,13 @@ import numpy as np
 
 from ..arrays import dtypes as D
 from ..arrays.array_object import empty, zeros
-from ..arrays.manipulation_functions import reshape
 from ..arrays.statistical_functions import cumulative_sum
 from ..kernels.dispatcher import kernel, launch_in_order
 from ..kernels.kapi import (AddressSpace, AtomicRef, LocalAccessor, MemoryScope, NdItem,
                            NdRange, PrivateArray, group_ballot, group_barrier, popcount,
                            select_from_group)
 from .common import BINS, GROUP, RADIX_BITS, kernel_shape, serial_walkers
+from .float_keys import float_key, float_of_key, float_special
 
 # ---- radix sort -------------------------------------------------------------------------------
 
@@ -244,9 +244,12 @@ def _tiles(n, device):
 # round's loads are in flight together and the per-round state lives in registers.
 # H100, 2^24 (u32, f32) pairs, 4 passes: 12 rounds 1.37-1.78 ms, 16 1.26-1.77, 24 1.83-2.31
 WARP_ROUNDS = 16
-_AGGREGATE = np.int64(1 << 61)  # status flags: the tile's own counts are published ...
-_INCLUSIVE = np.int64(1 << 62)  # ... or its counts with every tile before it
-_COUNT = np.int64((1 << 61) - 1)
+# Status words of the look-back: a tile's count of a digit with two flags above it (the tile's
+# own count is published, or its count with every tile before it). 32 bits where counts fit in
+# 30 (inputs of fewer than 2^30 keys: half the status traffic and memset), else 64.
+_STATUS32 = (np.dtype(np.uint32), np.uint32(1 << 30), np.uint32(1 << 31), np.uint32((1 << 30) - 1))
+_STATUS64 = (np.dtype(np.uint64), np.uint64(1 << 62), np.uint64(1 << 63), np.uint64((1 << 62) - 1))
+STATUS32_LIMIT = 1 << 30  # inputs shorter than this get 32-bit status words (tests lower it)
 LOOK_BACK = 8  # tiles whose status a look-back step reads together
 # Work-groups of the pass that must fit on one compute unit (the kernel's min_groups_per_cu).
 # Its PTX for 32-bit keys takes 96 registers a work-item left alone (117 before the keys were
@@ -256,8 +259,11 @@ ONESWEEP_GROUPS_PER_CU = 3
 
 
 @kernel
-def _radix_digit_counts(it: NdItem, keys, counts, n, passes, chunk, hist):
-    # counts[p * BINS + d] += the keys of this group's chunk whose digit of pass p is d
+def _radix_digit_counts(it: NdItem, keys, counts, n, passes, chunk, hist, to_key, sign, infinity,
+                        largest, flip, canonical, specials):
+    # counts[p * BINS + d] += the keys of this group's chunk whose digit of pass p is d; with
+    # to_key, `keys` are float bits and their keys are counted (float_keys.py), and specials[0]
+    # counts the inputs the keys do not give back
     lid = it.get_local_id(0)
     group = it.get_group()
     for e in range(lid, passes * BINS, GROUP):
@@ -267,6 +273,10 @@ def _radix_digit_counts(it: NdItem, keys, counts, n, passes, chunk, hist):
     end = min(start + chunk, n)
     for i in range(start + lid, end, GROUP):
         k = keys[i]
+        if to_key:
+            if float_special(k, sign, infinity, canonical):
+                AtomicRef(specials, 0).fetch_add(1)
+            k = float_key(k, sign, infinity, largest, flip)
         for p in range(passes):
             AtomicRef(hist, p * BINS + ((k >> (p * RADIX_BITS)) & (BINS - 1)),
                       memory_scope=MemoryScope.WORK_GROUP,
@@ -279,11 +289,14 @@ def _radix_digit_counts(it: NdItem, keys, counts, n, passes, chunk, hist):
 
 
 @kernel(min_groups_per_cu=ONESWEEP_GROUPS_PER_CU)
-def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts, status, ticket,
-                    n, shift, carry, hist, tile_first, digit_base, sums, taken, staged_keys,
-                    staged_values):
+def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, counts, status, n,
+                    pass_index, shift, carry, map_in, map_out, sign, infinity, largest, flip,
+                    canonical, aggregate, inclusive, count_mask, hist, tile_first, digit_base,
+                    sums, starts, taken, staged_keys, staged_values):
     # (0) Tiles are taken in the order work-groups start (ticket), so a tile only ever waits
-    #     for tiles whose work-groups are already running.
+    #     for tiles whose work-groups are already running. With map_in (a float sort's first
+    #     pass) `keys` are float bits, turned into their keys as they are read; with map_out
+    #     (its last pass) the sorted keys are stored as float bits (float_keys.py).
     # (1) Each round, the lanes of a sub-group that hold the same digit find each other with
     #     RADIX_BITS ballots (peers); a key's rank in the round is the number of its peers on
     #     lower lanes. The lowest peer adds the round's count to the sub-group's histogram
@@ -297,8 +310,10 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
     # (3) Keys and values go to their local slots tile_first[d] + hist[w, d] + pos[r]: the tile
     #     sorted by digit, stably. Only then does work-item d look back over the tiles before
     #     this one for their counts of digit d (adding aggregates until one publishes an
-    #     inclusive count) and publish its own inclusive count: the keys held in registers are
-    #     staged by then, so the look-back's registers are not needed alongside them.
+    #     inclusive count) and publish its own inclusive count, and the group scans the whole
+    #     input's digit counts (`counts`, _radix_digit_counts) for digit d's first slot in the
+    #     output: the keys held in registers are staged by then, so the registers of the
+    #     look-back and the scan are not needed alongside them.
     #     digit_base[d] + q is the global slot of local slot q.
     # (4) Work-item l stores local slots l, l + GROUP, ...: consecutive addresses within each
     #     digit's run (coalesced).
@@ -309,8 +324,8 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
     size = sg.get_local_range()
     w = sg.get_group_id()
     warps = sg.get_group_range()
-    if lid == 0:
-        taken[0] = AtomicRef(ticket, 0).fetch_add(1)
+    if lid == 0:  # the ticket counter: the word after the status words of every tile
+        taken[0] = np.int32(AtomicRef(status, group.get_group_range(0) * BINS).fetch_add(1))
     for e in range(lid, warps * BINS, GROUP):
         hist[e] = 0
     group_barrier(group)
@@ -324,6 +339,9 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
     held = PrivateArray(WARP_ROUNDS, keys.dtype)  # (the keys' own width: 32-bit keys in one
     for r in range(WARP_ROUNDS):                  # register each; every load issued before
         held[r] = keys[min(base + r * size, n - 1)]  # any is used)
+    if map_in:
+        for r in range(WARP_ROUNDS):
+            held[r] = float_key(held[r], sign, infinity, largest, flip)
     for r in range(WARP_ROUNDS):
         valid = np.int32(r * size) < left
         d = np.uint32((held[r] >> shift) & (BINS - 1))
@@ -348,8 +366,8 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
         count += c
     mine = tile * BINS + lid
     if tile != 0:  # the tile's own counts, for the tiles after it to look back at, early
-        AtomicRef(status, mine).store(_AGGREGATE + count)
-    x = count
+        AtomicRef(status, mine).store(aggregate | np.uint64(count))
+    x = count  # an inclusive scan of the tile's digit counts
     step = 1
     while step < size:
         xs = select_from_group(sg, x, lane - step)
@@ -371,29 +389,45 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
             staged_keys[slot] = held[r]
             if carry:
                 staged_values[slot] = values[base + r * size]
+    # digit d's first slot in the output: an exclusive scan of the whole input's digit counts
+    # (here, with the held keys staged, where registers are free)
+    total = counts[pass_index * BINS + lid]
+    y = total
+    step = 1
+    while step < size:
+        ys = select_from_group(sg, y, lane - step)
+        if lane >= step:
+            y += ys
+        step *= 2
+    if lane == size - 1:
+        starts[w] = y
+    group_barrier(group)
+    for v in range(w):
+        y += starts[v]
+    digit_start = y - total
     before = np.int64(0)
     if tile == 0:
-        AtomicRef(status, mine).store(_INCLUSIVE + count)
+        AtomicRef(status, mine).store(inclusive | np.uint64(count))
     else:
         # Walk back over the tiles before this one, adding their counts up to the nearest
         # that publishes an inclusive count. A tile that has published nothing yet is spun on
         # alone (one load a try); past it, LOOK_BACK tiles are read together (their loads in
         # flight at once). Relaxed loads: the status words carry the counts themselves.
-        seen = PrivateArray(LOOK_BACK, np.int64)
+        seen = PrivateArray(LOOK_BACK, status.dtype)
         j = tile - 1
         while j >= 0:
             f = AtomicRef(status, j * BINS + lid).load()
             if f == 0:
                 continue
-            before += f & _COUNT
-            if f >= _INCLUSIVE:
+            before += np.int64(f & count_mask)
+            if f >= inclusive:
                 break
             j -= 1
             for u in range(LOOK_BACK):
                 if j - u >= 0:
                     seen[u] = AtomicRef(status, (j - u) * BINS + lid).load()
                 else:
-                    seen[u] = _INCLUSIVE  # before the first tile: nothing
+                    seen[u] = inclusive  # before the first tile: nothing
             done = False
             waiting = False
             for u in range(LOOK_BACK):
@@ -402,13 +436,13 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
                     if f == 0:
                         waiting = True
                     else:
-                        before += f & _COUNT
+                        before += np.int64(f & count_mask)
                         j -= 1
-                        done = f >= _INCLUSIVE
+                        done = f >= inclusive
             if done:
                 break
-        AtomicRef(status, mine).store(_INCLUSIVE + before + count)
-    digit_base[lid] = digit_starts[lid] + before - first
+        AtomicRef(status, mine).store(inclusive | np.uint64(before + count))
+    digit_base[lid] = digit_start + before - first
     group_barrier(group)
     stored = min(WARP_ROUNDS * GROUP, n - start)
     for r in range(WARP_ROUNDS):
@@ -416,49 +450,68 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, digit_starts
         if q < stored:
             k = staged_keys[q]
             p = digit_base[np.uint32((k >> shift) & (BINS - 1))] + q
-            keys_out[p] = k
+            if map_out:
+                keys_out[p] = float_of_key(k, sign, largest, flip, canonical)
+            else:
+                keys_out[p] = k
             if carry:
                 values_out[p] = staged_values[q]
 
 
-def _onesweep_passes(keys, values, bits):
+def _onesweep_passes(keys, values, bits, floats=None):
     """radix_sort_pairs' passes on a device whose sub-groups rank (_radix_onesweep); values
-    None: the keys alone (the result's values are then None too)."""
+    None: the keys alone (the result's values are then None too). `floats`: `keys` are the
+    bits of floats and `floats` their key constants (float_keys.key_constants): the passes sort
+    by their keys and give back float bits, and the third result counts (on the device) the
+    inputs whose keys do not give them back. Returns (keys, values, that count or None)."""
     n = keys.size
     device = keys.device
     carry = values is not None
+    kdt = np.dtype(keys.dtype)
     if not carry:  # the kernel's value arguments, never touched
         values = empty((1,), dtype=D.int32, device=device)
-    # the passes alternate between two buffers of their own: the inputs are only read
-    keys_tmp = [empty((n,), dtype=keys.dtype, device=device) for _ in range(2)]
-    values_tmp = [empty((n,), dtype=values.dtype, device=device) if carry else values
-                  for _ in range(2)]
     passes = -(-bits // RADIX_BITS)
     tiles = -(-n // (GROUP * WARP_ROUNDS))
     groups = builtins.max(1, builtins.min(-(-n // (GROUP * 16)), 8 * device.compute_units))
     chunk = -(-n // groups)
-    counts = zeros((passes * BINS,), dtype=D.int64, device=device)
+    # every pass's digit counts, and (floats) the count of inputs the keys do not give back
+    counts = zeros((passes * BINS + 1,), dtype=D.int64, device=device)
+    if floats is None:
+        const = (kdt.type(0),) * 5
+    else:
+        const = tuple(floats[k] for k in ("sign", "infinity", "largest", "flip", "canonical"))
     launch_in_order(_radix_digit_counts, NdRange(groups * GROUP, GROUP), keys, counts, n,
-                    passes, chunk, LocalAccessor(passes * BINS, np.int32))
-    table = reshape(counts, (passes, BINS))
-    starts = (cumulative_sum(table, axis=1) - table)._materialize()
-    # one status word per (tile, digit) and one ticket counter per pass, all zero
-    status = zeros((passes, tiles * BINS), dtype=D.int64, device=device)
-    tickets = zeros((passes,), dtype=D.int32, device=device)
+                    passes, chunk, LocalAccessor(passes * BINS, np.int32), floats is not None,
+                    *const, counts[passes * BINS:])
+    # the passes alternate between two buffers of their own: the inputs are only read
+    keys_tmp = [empty((n,), dtype=keys.dtype, device=device) for _ in range(2)]
+    values_tmp = [empty((n,), dtype=values.dtype, device=device) if carry else values
+                  for _ in range(2)]
+    # one status word per (tile, digit) and a ticket counter after them, a row per pass, zero
+    sdt, aggregate, inclusive, count_mask = _STATUS32 if n < STATUS32_LIMIT else _STATUS64
+    state = zeros((passes, tiles * BINS + 1), dtype=sdt, device=device)
     warps = GROUP // device.sub_group_size
     scratch = (LocalAccessor(warps * BINS, np.int32), LocalAccessor(BINS, np.int32),
                LocalAccessor(BINS, np.int64), LocalAccessor(warps, np.int32),
-               LocalAccessor(1, np.int32),
-               LocalAccessor(WARP_ROUNDS * GROUP, np.dtype(keys.dtype)),
+               LocalAccessor(warps, np.int64), LocalAccessor(1, np.int32), LocalAccessor(WARP_ROUNDS * GROUP, kdt),
                LocalAccessor(WARP_ROUNDS * GROUP if carry else 1, np.dtype(values.dtype)))
     for p in range(passes):
         out = (keys_tmp[p % 2], values_tmp[p % 2])
         launch_in_order(_radix_onesweep, NdRange(tiles * GROUP, GROUP), keys, values, *out,
-                        starts[p], status[p], tickets[p:p + 1], n, np.uint32(p * RADIX_BITS),
-                        carry,
-                        *scratch)
+                        counts, state[p], n, p, np.uint32(p * RADIX_BITS), carry,
+                        floats is not None and p == 0, floats is not None and p == passes - 1,
+                        *const, aggregate, inclusive, count_mask, *scratch)
         keys, values = out
-    return keys, values if carry else None
+    return keys, values if carry else None, counts[passes * BINS:] if floats else None
+
+
+def sort_float_bits(bits, floats):
+    """The float bits `bits` (unsigned, 1-D, contiguous) sorted in their keys' order by the
+    sub-group passes (keys_only_sorts), which make the keys as they read the first pass and
+    turn them back as they write the last. Returns (sorted bits, a one-element device array
+    counting the inputs whose keys do not give them back: -0.0 and non-canonical NaNs)."""
+    keys, _, specials = _onesweep_passes(bits, None, floats["width"], floats)
+    return keys, specials
 
 
 #: Whether the GPU-shaped passes rank by sub-groups: None (the default) where the device's
@@ -491,7 +544,8 @@ def radix_sort_pairs(keys, values, bits):
     n = keys.size
     device = keys.device
     if keys_only_sorts(device):  # the sub-group passes
-        return _onesweep_passes(keys, values, bits)
+        keys, values, _ = _onesweep_passes(keys, values, bits)
+        return keys, values
     if values is None:
         raise ValueError("radix_sort_pairs: the keys alone are sorted only by the sub-group "
                          "passes (keys_only_sorts)")

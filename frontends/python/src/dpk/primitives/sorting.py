@@ -27,79 +27,33 @@ from ..arrays.indexing_functions import take
 from ..arrays.manipulation_functions import concat, moveaxis, reshape
 from ..arrays.searching_functions import nonzero
 from ..arrays.statistical_functions import cumulative_sum
-from ..kernels.dispatcher import kernel, launch_in_order
-from ..kernels.kapi import AtomicRef, Item, Range
+from ..kernels.dispatcher import launch_in_order
+from ..kernels.kapi import Range
 from .common import _bitcast, _flat, _give, _rows_last, _take_input
 from .merge_sort import sort_with
-from .radix_sort import keys_only_sorts, radix_sort_pairs
-
-
-@kernel
-def _float_keys(item: Item, bits, keys, sign, infinity, largest, flip, canonical, specials):
-    # the bits of a float, as unsigned: negatives complemented, positives with the sign bit set
-    # (so the order is the numbers' order), both zeros the key of +0.0, every NaN the largest
-    # key; flip (all ones: descending) complements the key. specials[0] counts the values the
-    # keys do not give back (_floats_from_keys): -0.0 and NaNs other than the canonical one.
-    i = item.get_id(0)
-    b = bits[i]
-    magnitude = b & (sign - 1)
-    k = ~b if b >= sign else b | sign
-    if magnitude == 0:
-        k = sign
-        if b != 0:
-            AtomicRef(specials, 0).fetch_add(1)
-    if magnitude > infinity:
-        k = largest
-        if b != canonical:
-            AtomicRef(specials, 0).fetch_add(1)
-    keys[i] = k ^ flip
-
-
-@kernel
-def _floats_from_keys(item: Item, keys, bits, sign, largest, flip, canonical):
-    # the inverse of _float_keys where it has one: zeros come back +0.0, NaNs canonical
-    i = item.get_id(0)
-    k = keys[i] ^ flip
-    if k == largest:
-        bits[i] = canonical
-    elif k >= sign:
-        bits[i] = k ^ sign
-    else:
-        bits[i] = ~k
-
-
-def _float_key_constants(dt, descending):
-    width = 8 * dt.itemsize
-    udt = np.dtype(np.uint32 if width == 32 else np.uint64)
-    largest = udt.type((1 << width) - 1)
-    return dict(udt=udt, width=width, sign=udt.type(1 << (width - 1)),
-                infinity=udt.type(0x7F800000 if width == 32 else 0x7FF0000000000000),
-                canonical=udt.type(0x7FC00000 if width == 32 else 0x7FF8000000000000),
-                largest=largest, flip=largest if descending else udt.type(0))
+from .float_keys import float_keys_kernel, key_constants
+from .radix_sort import keys_only_sorts, radix_sort_pairs, sort_float_bits
 
 
 def _float_sort_keys(x, c):
-    """(keys, bits, specials): _float_keys of the 1-D contiguous float x with the constants `c`
-    (_float_key_constants), and a device counter of the values whose keys do not give them
+    """(keys, bits, specials): the keys of the 1-D contiguous float x with the constants `c`
+    (float_keys.key_constants), and a device counter of the values whose keys do not give them
     back."""
     bits = _bitcast(x, c["udt"])
     key = empty(x.shape, dtype=c["udt"], device=x.device)
     specials = zeros((1,), dtype=D.int32, device=x.device)
-    launch_in_order(_float_keys, Range(x.size), bits, key, c["sign"], c["infinity"],
+    launch_in_order(float_keys_kernel, Range(x.size), bits, key, c["sign"], c["infinity"],
                     c["largest"], c["flip"], c["canonical"], specials)
     return key, c["width"], specials
 
 
 def _sort_floats_by_keys(x, descending):
     """The 1-D contiguous float x sorted by its keys alone (no values carried through the
-    passes: half the memory traffic), or None when x holds -0.0 or a NaN other than the
-    canonical one, whose keys do not give them back (the caller then carries the values)."""
-    c = _float_key_constants(x.dtype, descending)
-    keys, bits, specials = _float_sort_keys(x, c)
-    keys, _ = radix_sort_pairs(keys, None, bits)
-    out = empty(x.shape, dtype=c["udt"], device=x.device)
-    launch_in_order(_floats_from_keys, Range(x.size), keys, out, c["sign"], c["largest"],
-                    c["flip"], c["canonical"])
+    passes: half the memory traffic; the passes make the keys and turn them back themselves),
+    or None when x holds -0.0 or a NaN other than the canonical one, whose keys do not give
+    them back (the caller then carries the values)."""
+    c = key_constants(x.dtype, descending)
+    out, specials = sort_float_bits(_bitcast(x, c["udt"]), c)
     # Read last, when every pass is queued: reading it first would leave the device idle while
     # the passes are launched (H100: about a tenth of the sort). Inputs with such values sort
     # twice.
@@ -130,7 +84,7 @@ def sort_keys(x, descending=False):
     dt = x.dtype
     width = 8 * dt.itemsize
     if dt.kind == "f":  # float32, float64: one kernel, one pass over the data
-        key, width, _ = _float_sort_keys(x, _float_key_constants(dt, descending))
+        key, width, _ = _float_sort_keys(x, key_constants(dt, descending))
         return key, width
     if dt.kind == "i" and width >= 32:
         udt = D.uint32 if width == 32 else D.uint64
