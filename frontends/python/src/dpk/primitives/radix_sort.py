@@ -260,10 +260,10 @@ ONESWEEP_GROUPS_PER_CU = 3
 
 @kernel
 def _radix_digit_counts(it: NdItem, keys, counts, n, passes, chunk, hist, to_key, sign, infinity,
-                        largest, flip, canonical, specials):
+                        largest, flip, canonical):
     # counts[p * BINS + d] += the keys of this group's chunk whose digit of pass p is d; with
-    # to_key, `keys` are float bits and their keys are counted (float_keys.py), and specials[0]
-    # counts the inputs the keys do not give back
+    # to_key, `keys` are float bits and their keys are counted (float_keys.py), and
+    # counts[passes * BINS] counts the inputs the keys do not give back
     lid = it.get_local_id(0)
     group = it.get_group()
     for e in range(lid, passes * BINS, GROUP):
@@ -275,7 +275,7 @@ def _radix_digit_counts(it: NdItem, keys, counts, n, passes, chunk, hist, to_key
         k = keys[i]
         if to_key:
             if float_special(k, sign, infinity, canonical):
-                AtomicRef(specials, 0).fetch_add(1)
+                AtomicRef(counts, passes * BINS).fetch_add(1)
             k = float_key(k, sign, infinity, largest, flip)
         for p in range(passes):
             AtomicRef(hist, p * BINS + ((k >> (p * RADIX_BITS)) & (BINS - 1)),
@@ -289,8 +289,8 @@ def _radix_digit_counts(it: NdItem, keys, counts, n, passes, chunk, hist, to_key
 
 
 @kernel(min_groups_per_cu=ONESWEEP_GROUPS_PER_CU)
-def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, counts, status, n,
-                    pass_index, shift, carry, map_in, map_out, sign, infinity, largest, flip,
+def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, counts, status, row,
+                    ticket_at, n, pass_index, shift, carry, map_in, map_out, sign, infinity, largest, flip,
                     canonical, aggregate, inclusive, count_mask, hist, tile_first, digit_base,
                     sums, starts, taken, staged_keys, staged_values):
     # (0) Tiles are taken in the order work-groups start (ticket), so a tile only ever waits
@@ -324,8 +324,10 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, counts, stat
     size = sg.get_local_range()
     w = sg.get_group_id()
     warps = sg.get_group_range()
-    if lid == 0:  # the ticket counter: the word after the status words of every tile
-        taken[0] = np.int32(AtomicRef(status, group.get_group_range(0) * BINS).fetch_add(1))
+    # this pass's row of `status` starts at `row`: a word per (tile, digit), then the ticket
+    # counter at `ticket_at`
+    if lid == 0:
+        taken[0] = np.int32(AtomicRef(status, ticket_at).fetch_add(1))
     for e in range(lid, warps * BINS, GROUP):
         hist[e] = 0
     group_barrier(group)
@@ -364,7 +366,8 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, counts, stat
         c = hist[v * BINS + lid]
         hist[v * BINS + lid] = count
         count += c
-    mine = tile * BINS + lid
+    column = row + lid  # digit lid's status words: column + t * BINS for tile t
+    mine = column + tile * BINS
     if tile != 0:  # the tile's own counts, for the tiles after it to look back at, early
         AtomicRef(status, mine).store(aggregate | np.uint64(count))
     x = count  # an inclusive scan of the tile's digit counts
@@ -416,7 +419,7 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, counts, stat
         seen = PrivateArray(LOOK_BACK, status.dtype)
         j = tile - 1
         while j >= 0:
-            f = AtomicRef(status, j * BINS + lid).load()
+            f = AtomicRef(status, column + j * BINS).load()
             if f == 0:
                 continue
             before += np.int64(f & count_mask)
@@ -425,7 +428,7 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, counts, stat
             j -= 1
             for u in range(LOOK_BACK):
                 if j - u >= 0:
-                    seen[u] = AtomicRef(status, (j - u) * BINS + lid).load()
+                    seen[u] = AtomicRef(status, column + (j - u) * BINS).load()
                 else:
                     seen[u] = inclusive  # before the first tile: nothing
             done = False
@@ -458,51 +461,83 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, counts, stat
                 values_out[p] = staged_values[q]
 
 
+class _OnesweepPlan:
+    """What the sub-group passes over n keys launch with, apart from the data: sizes, ranges,
+    the local-memory scratch and the status word constants (made once per shape: a sort's
+    Python before its first pass leaves the device idle)."""
+
+    def __init__(self, device, n, kdt, vdt, carry, bits):
+        self.passes = passes = -(-bits // RADIX_BITS)
+        tiles = -(-n // (GROUP * WARP_ROUNDS))
+        groups = builtins.max(1, builtins.min(-(-n // (GROUP * 16)), 8 * device.compute_units))
+        self.chunk = -(-n // groups)
+        self.count_range = NdRange(groups * GROUP, GROUP)
+        self.count_scratch = LocalAccessor(passes * BINS, np.int32)
+        self.pass_range = NdRange(tiles * GROUP, GROUP)
+        # a row per pass: one status word per (tile, digit), then the tile ticket counter
+        self.row_words = tiles * BINS + 1
+        self.state_words = passes * self.row_words
+        self.status = _STATUS32 if n < STATUS32_LIMIT else _STATUS64
+        warps = GROUP // device.sub_group_size
+        self.scratch = (LocalAccessor(warps * BINS, np.int32), LocalAccessor(BINS, np.int32),
+                        LocalAccessor(BINS, np.int64), LocalAccessor(warps, np.int32),
+                        LocalAccessor(warps, np.int64), LocalAccessor(1, np.int32),
+                        LocalAccessor(WARP_ROUNDS * GROUP, kdt),
+                        LocalAccessor(WARP_ROUNDS * GROUP if carry else 1, vdt))
+
+
+_plans = {}
+
+
+def _onesweep_plan(device, n, kdt, vdt, carry, bits):
+    key = (device, n, kdt, vdt, carry, bits, STATUS32_LIMIT, WARP_ROUNDS)
+    plan = _plans.get(key)
+    if plan is None:
+        if len(_plans) > 64:
+            _plans.clear()
+        plan = _plans[key] = _OnesweepPlan(device, n, kdt, vdt, carry, bits)
+    return plan
+
+
 def _onesweep_passes(keys, values, bits, floats=None):
     """radix_sort_pairs' passes on a device whose sub-groups rank (_radix_onesweep); values
     None: the keys alone (the result's values are then None too). `floats`: `keys` are the
     bits of floats and `floats` their key constants (float_keys.key_constants): the passes sort
-    by their keys and give back float bits, and the third result counts (on the device) the
-    inputs whose keys do not give them back. Returns (keys, values, that count or None)."""
+    by their keys and give back float bits, and the third result counts (on the device, in its
+    last element) the inputs whose keys do not give them back. Returns (keys, values, that
+    array or None)."""
     n = keys.size
     device = keys.device
     carry = values is not None
-    kdt = np.dtype(keys.dtype)
+    kdt = keys.dtype
     if not carry:  # the kernel's value arguments, never touched
         values = empty((1,), dtype=D.int32, device=device)
-    passes = -(-bits // RADIX_BITS)
-    tiles = -(-n // (GROUP * WARP_ROUNDS))
-    groups = builtins.max(1, builtins.min(-(-n // (GROUP * 16)), 8 * device.compute_units))
-    chunk = -(-n // groups)
-    # every pass's digit counts, and (floats) the count of inputs the keys do not give back
+    plan = _onesweep_plan(device, n, kdt, values.dtype, carry, bits)
+    passes = plan.passes
+    # every pass's digit counts, then (floats) the count of inputs the keys do not give back
     counts = zeros((passes * BINS + 1,), dtype=D.int64, device=device)
     if floats is None:
         const = (kdt.type(0),) * 5
     else:
-        const = tuple(floats[k] for k in ("sign", "infinity", "largest", "flip", "canonical"))
-    launch_in_order(_radix_digit_counts, NdRange(groups * GROUP, GROUP), keys, counts, n,
-                    passes, chunk, LocalAccessor(passes * BINS, np.int32), floats is not None,
-                    *const, counts[passes * BINS:])
+        const = (floats["sign"], floats["infinity"], floats["largest"], floats["flip"],
+                 floats["canonical"])
+    launch_in_order(_radix_digit_counts, plan.count_range, keys, counts, n, passes, plan.chunk,
+                    plan.count_scratch, floats is not None, *const)
     # the passes alternate between two buffers of their own: the inputs are only read
-    keys_tmp = [empty((n,), dtype=keys.dtype, device=device) for _ in range(2)]
-    values_tmp = [empty((n,), dtype=values.dtype, device=device) if carry else values
-                  for _ in range(2)]
-    # one status word per (tile, digit) and a ticket counter after them, a row per pass, zero
-    sdt, aggregate, inclusive, count_mask = _STATUS32 if n < STATUS32_LIMIT else _STATUS64
-    state = zeros((passes, tiles * BINS + 1), dtype=sdt, device=device)
-    warps = GROUP // device.sub_group_size
-    scratch = (LocalAccessor(warps * BINS, np.int32), LocalAccessor(BINS, np.int32),
-               LocalAccessor(BINS, np.int64), LocalAccessor(warps, np.int32),
-               LocalAccessor(warps, np.int64), LocalAccessor(1, np.int32), LocalAccessor(WARP_ROUNDS * GROUP, kdt),
-               LocalAccessor(WARP_ROUNDS * GROUP if carry else 1, np.dtype(values.dtype)))
+    keys_tmp = (empty((n,), dtype=kdt, device=device), empty((n,), dtype=kdt, device=device))
+    values_tmp = (empty((n,), dtype=values.dtype, device=device),
+                  empty((n,), dtype=values.dtype, device=device)) if carry else (values, values)
+    sdt, aggregate, inclusive, count_mask = plan.status
+    state = zeros((plan.state_words,), dtype=sdt, device=device)
     for p in range(passes):
-        out = (keys_tmp[p % 2], values_tmp[p % 2])
-        launch_in_order(_radix_onesweep, NdRange(tiles * GROUP, GROUP), keys, values, *out,
-                        counts, state[p], n, p, np.uint32(p * RADIX_BITS), carry,
+        out_keys, out_values = keys_tmp[p % 2], values_tmp[p % 2]
+        launch_in_order(_radix_onesweep, plan.pass_range, keys, values, out_keys, out_values,
+                        counts, state, p * plan.row_words, (p + 1) * plan.row_words - 1, n, p,
+                        np.uint32(p * RADIX_BITS), carry,
                         floats is not None and p == 0, floats is not None and p == passes - 1,
-                        *const, aggregate, inclusive, count_mask, *scratch)
-        keys, values = out
-    return keys, values if carry else None, counts[passes * BINS:] if floats else None
+                        *const, aggregate, inclusive, count_mask, *plan.scratch)
+        keys, values = out_keys, out_values
+    return keys, values if carry else None, counts if floats else None
 
 
 def sort_float_bits(bits, floats):
