@@ -12,6 +12,11 @@ auto is the device's own, CPU-shaped on CPUs and GPU-shaped on GPUs; cpu or gpu 
 through DPK_PRIMITIVES_SHAPE, to compare both on one device). --only runs the workloads whose
 name contains one of the comma-separated words.
 
+--cupy (CUDA devices, CuPy importable) times CuPy's equivalents in the same run: cupy.sort,
+argsort, cumsum, argpartition + sort of the k, bincount and cupy.random's standard_normal.
+--json PATH writes the rows (seconds) for bench/primitives/plot_primitives.py, which draws the
+report and plot in docs/results/primitives/.
+
 --tbb (host device) times dpk against oneTBB's own algorithms instead of NumPy, alternately in
 rounds in this one process (median of the per-round ratios): ``tbb::parallel_sort`` on a fresh
 copy of the keys, ``parallel_scan`` and ``parallel_reduce`` on float32, and a ``parallel_for``
@@ -21,6 +26,7 @@ bench/primitives/tbb_baselines.cpp, built as build/lib/libdpk_tbb_baselines.so (
 
 import argparse
 import ctypes
+import json
 import os
 import statistics
 import sys
@@ -63,6 +69,8 @@ def main():
                     help="also compare the sort, argsort, top-k and bincount results with NumPy's")
     ap.add_argument("--tbb", action="store_true",
                     help="compare with oneTBB's algorithms (host device) instead of NumPy")
+    ap.add_argument("--cupy", action="store_true", help="time CuPy too (CUDA devices)")
+    ap.add_argument("--json", default="", help="write the rows here (seconds)")
     ap.add_argument("--tbb-lib", default=os.path.join(
         os.path.dirname(__file__), "..", "..", "build", "lib", "libdpk_tbb_baselines.so"))
     args = ap.parse_args()
@@ -117,13 +125,47 @@ def main():
         print("check against NumPy: " + ", ".join(
             f"{name} {'ok' if fn() else 'WRONG'}" for name, fn in checks.items()
             if not only or any(w in name for w in only)))
-    print("| workload | NumPy | dpk | NumPy/dpk |")
-    print("|---|---|---|---|")
+    peers = _cupy_rows(args, xs, xb, bins) if args.cupy else {}
+    print("| workload | NumPy | dpk | NumPy/dpk |" + (" CuPy | CuPy/dpk |" if peers else ""))
+    print("|---|---|---|---|" + ("---|---|" if peers else ""))
+    out = []
     for name, np_fn, dpk_fn in rows:
         t_np = timed(np_fn, args.repeat)
         t_dpk = timed(dpk_fn, args.repeat, sync)
-        print(f"| {name} | {t_np * 1e3:.1f} ms | {t_dpk * 1e3:.1f} ms | {t_np / t_dpk:.2f} |",
-              flush=True)
+        line = f"| {name} | {t_np * 1e3:.1f} ms | {t_dpk * 1e3:.3f} ms | {t_np / t_dpk:.2f} |"
+        row = {"workload": name, "numpy_s": t_np, "dpk_s": t_dpk}
+        peer = peers.get(name.split()[0])
+        if peer is not None:
+            t_cp = timed(peer[0], args.repeat, peer[1])
+            row["cupy_s"] = t_cp
+            line += f" {t_cp * 1e3:.3f} ms | {t_cp / t_dpk:.2f} |"
+        print(line, flush=True)
+        out.append(row)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": str(dev), "repeat": args.repeat, "rows": out}, f, indent=1)
+
+
+def _cupy_rows(args, xs, xb, bins):
+    """{workload's first word: (CuPy function, its synchronize)}, or {} without CuPy."""
+    try:
+        import cupy as cp
+    except ImportError:
+        print("CuPy is not importable: no CuPy column")
+        return {}
+    cs, cb, cbins = cp.asarray(xs), cp.asarray(xb), cp.asarray(bins)
+    ns = cs.size
+    rng = cp.random.default_rng(1)
+
+    def topk():
+        part = cp.argpartition(cs, ns - 100)[ns - 100:]
+        return part[cp.argsort(-cs[part])]
+
+    return {name: (fn, cp.cuda.Device().synchronize) for name, fn in [
+        ("sort", lambda: cp.sort(cs)), ("argsort", lambda: cp.argsort(cs)),
+        ("cumulative_sum", lambda: cp.cumsum(cb)), ("topk", topk),
+        ("bincount", lambda: cp.bincount(cbins, minlength=1024)),
+        ("random.normal", lambda: rng.standard_normal(cb.size, dtype=cp.float32))]}
 
 
 def against_tbb(args):
@@ -179,6 +221,11 @@ def against_tbb(args):
     for name in ("cumulative_sum", "sum"):
         t_dpk, _, nbytes = results[name]
         print(f"{name}: dpk bandwidth {nbytes / t_dpk / triad_bw:.2f}x the oneTBB triad's")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": str(dev), "repeat": args.repeat, "against": "oneTBB",
+                       "rows": [{"workload": k, "dpk_s": v[0], "tbb_s": v[1], "bytes": v[2]}
+                                for k, v in results.items()]}, f, indent=1)
 
 
 if __name__ == "__main__":
