@@ -51,4 +51,12 @@ def test_bad_requests_are_type_errors(bad):
 
 
 def test_pickled_kernel_keeps_its_request():
-    assert pickle.loads(pickle.dumps(group_sums)).min_groups_per_cu == 3
+    assert pickle.loads(pickle.dumps(group_sums)) is group_sums  # by reference
+
+    @dpk.kernel(min_groups_per_cu=2)
+    def local_copy(it: kapi.NdItem, x, y):
+        y[it.get_global_id(0)] = x[it.get_global_id(0)]
+
+    blob = pickle.dumps(local_copy)
+    assert b"def local_copy" in blob  # by source, with its options
+    assert pickle.loads(blob).min_groups_per_cu == 2

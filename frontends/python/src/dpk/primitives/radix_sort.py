@@ -251,11 +251,11 @@ _STATUS32 = (np.dtype(np.uint32), np.uint32(1 << 30), np.uint32(1 << 31), np.uin
 _STATUS64 = (np.dtype(np.uint64), np.uint64(1 << 62), np.uint64(1 << 63), np.uint64((1 << 62) - 1))
 STATUS32_LIMIT = 1 << 30  # inputs shorter than this get 32-bit status words (tests lower it)
 LOOK_BACK = 8  # tiles whose status a look-back step reads together
-# Work-groups of the pass that must fit on one compute unit (the kernel's min_groups_per_cu).
-# Its PTX for 32-bit keys takes 96 registers a work-item left alone (117 before the keys were
-# held at their own width and the look-back moved after the staging), room for 2 groups of 256
-# on an H100 SM; 3 asks ptxas for at most 80 (28 bytes spilled).
-ONESWEEP_GROUPS_PER_CU = 3
+# Work-groups of the pass that must fit on one compute unit (the kernel's min_groups_per_cu):
+# ptxas then keeps to 65536 / (4 * 256) = 64 registers a work-item, spilling some. H100, one
+# pass of 2^24 float32 keys (ncu, GPU time): 2 groups (128 registers) 221-230 us, 3 (80)
+# 209-216 us, 4 (64) 194-201 us.
+ONESWEEP_GROUPS_PER_CU = 4
 
 
 @kernel
