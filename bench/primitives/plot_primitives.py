@@ -38,6 +38,15 @@ def markdown(runs):
             lines.append(f"| {row['workload']} | {row['dpk_s'] * 1e3:.3f} ms | "
                          + " | ".join(cells) + " |")
         lines.append("")
+        triad = next((r for r in run["rows"] if r["workload"] == "triad"), None)
+        if triad and triad.get("tbb_s"):
+            bar = triad["bytes"] / triad["tbb_s"]  # the oneTBB triad's bandwidth: the bar
+            for row in run["rows"]:
+                if row["workload"] in ("cumulative_sum", "sum"):
+                    lines.append(f"- {row['workload']}: dpk moves its {row['bytes']} bytes at "
+                                 f"{row['bytes'] / row['dpk_s'] / bar:.2f}x the oneTBB "
+                                 f"triad's bandwidth")
+            lines.append("")
     return "\n".join(lines)
 
 
