@@ -103,6 +103,11 @@ Expected<compiler::TargetKind> targetFor(const Device &device) {
                                           " accepts no artifact format dpk can produce");
 }
 
+uint32_t subGroupSize(const Device &device) {
+  Expected<compiler::TargetKind> target = targetFor(device);
+  return target && *target == compiler::TargetKind::Ptx ? 32 : 1;
+}
+
 // ---- ProgramBuild ------------------------------------------------------------------------
 
 ProgramBuild::ProgramBuild(Device &device, dpk_pl_program_t native,

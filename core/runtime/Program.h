@@ -171,6 +171,9 @@ private:
 /// The compile target for a device (HOST_NATIVE -> host, PTX -> ptx, SPIR-V preferred over
 /// OpenCL C unless DPK_OPENCL_INPUT=opencl-c), or DPK_ERROR_UNSUPPORTED.
 Expected<compiler::TargetKind> targetFor(const Device &device);
+/// The sub-group size of IR kernels compiled for `device`'s target: 32 for PTX (warps), 1 for
+/// every other target (their lowering makes sub-groups of one work-item; docs/ir.md).
+uint32_t subGroupSize(const Device &device);
 /// "host", "spirv", "opencl-c", "ptx" (as compiler::targetName, without linking the compiler).
 const char *targetText(compiler::TargetKind target);
 

@@ -99,6 +99,11 @@ TEST(Devices, EnumerationSelectionAndInfo) {
   EXPECT_STREQ(info.backend, "host");
   EXPECT_STREQ(info.filter_string, "host:cpu:0");
   EXPECT_TRUE(info.formats & DPK_FORMAT_HOST_NATIVE);
+  uint32_t subGroup = 0;
+  DPK_ASSERT_OK(dpk_device_get_sub_group_size(&subGroup, host));
+  EXPECT_EQ(subGroup, 1u); // the host's sub-groups are single work-items
+  DPK_EXPECT_STATUS(dpk_device_get_sub_group_size(nullptr, host), DPK_ERROR_INVALID_ARGUMENT);
+  DPK_EXPECT_STATUS(dpk_device_get_sub_group_size(&subGroup, nullptr), DPK_ERROR_INVALID_HANDLE);
 }
 
 TEST(Devices, MalformedFilterPointsAtTheBadCharacter) {

@@ -1,6 +1,7 @@
 // device.cpp - dpk_device_* entry points.
 #include "ApiGuard.h"
 
+#include "runtime/Program.h"
 #include "runtime/RuntimePolicy.h"
 
 #include <cstring>
@@ -115,6 +116,18 @@ dpk_status_t dpk_device_get_info(dpk_device_info_t *out, dpk_device_t device) {
                        "; set it to sizeof(dpk_device_info_t) = " +
                        std::to_string(sizeof(dpk_device_info_t)));
     *out = describeDevice(**resolved);
+    return Error::success();
+  });
+}
+
+dpk_status_t dpk_device_get_sub_group_size(uint32_t *out, dpk_device_t device) {
+  return apiEntry("dpk_device_get_sub_group_size", [&] {
+    if (!out)
+      return nullArgument("out");
+    Expected<runtime::Device *> resolved = toDevice(device);
+    if (!resolved)
+      return resolved.takeError();
+    *out = runtime::subGroupSize(**resolved);
     return Error::success();
   });
 }

@@ -117,6 +117,12 @@ TEST_F(FakeCudaCapi, NdRangeLaunchesGetPtxForTheirGroupShape) {
   EXPECT_EQ(driver.lastLaunch().block[0], 250u);
 }
 
+TEST_F(FakeCudaCapi, SubGroupsAreWarps) {
+  uint32_t size = 0;
+  ASSERT_EQ(dpk_device_get_sub_group_size(&size, device), DPK_SUCCESS) << dpk_last_error();
+  EXPECT_EQ(size, 32u);
+}
+
 TEST_F(FakeCudaCapi, ArgumentErrorsAreReportedBeforeAndAfterAPlan) {
   for (int round = 0; round < 2; ++round) { // round 1: the kernel has a plan for this shape
     EXPECT_EQ(launch(3), DPK_ERROR_INVALID_ARGUMENT);

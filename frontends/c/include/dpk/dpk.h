@@ -76,6 +76,10 @@ DPK_EXPORT dpk_status_t dpk_device_get(dpk_device_t *out, uint32_t index);
  * back to the host device, when the policy's selector matches nothing and its fallback allows. */
 DPK_EXPORT dpk_status_t dpk_device_select(dpk_device_t *out, const char *filter);
 DPK_EXPORT dpk_status_t dpk_device_get_info(dpk_device_info_t *out, dpk_device_t device);
+/* The sub-group size of dpk IR kernels on this device (the IR's sub_group_size; docs/ir.md,
+ * "Sub-groups"): 32 where they compile to PTX (CUDA's warps), 1 elsewhere (sub-groups of one
+ * work-item). Follows the compile target the device gets (the host-native one first). */
+DPK_EXPORT dpk_status_t dpk_device_get_sub_group_size(uint32_t *out, dpk_device_t device);
 DPK_EXPORT dpk_status_t dpk_device_retain(dpk_device_t device);
 DPK_EXPORT dpk_status_t dpk_device_release(dpk_device_t device);
 

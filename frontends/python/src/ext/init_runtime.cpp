@@ -94,7 +94,15 @@ void initRuntime(nb::module_ &m) {
                                                   d.info.max_work_item_sizes + 3);
                    })
       .def_prop_ro("formats", [](Device &d) { return d.info.formats; })
-      .def_prop_ro("aspects", [](Device &d) { return d.info.aspects; });
+      .def_prop_ro("aspects", [](Device &d) { return d.info.aspects; })
+      .def_prop_ro(
+          "sub_group_size",
+          [](Device &d) {
+            uint32_t size = 1;
+            check(dpk_device_get_sub_group_size(&size, d.handle), "dpk_device_get_sub_group_size");
+            return size;
+          },
+          "The sub-group size of dpk kernels on this device (dpk_device_get_sub_group_size).");
 
   m.def("device_count", []() {
     uint32_t n = 0;

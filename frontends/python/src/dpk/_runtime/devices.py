@@ -91,13 +91,10 @@ class Device:
     @property
     def sub_group_size(self) -> int:
         """The size of the sub-groups of dpk kernels on this device (``NdItem.get_sub_group()``):
-        32 where dpk compiles to PTX (CUDA's warps), 1 elsewhere (docs/kernels.md,
-        "Sub-groups"). It follows the core's choice of compiler target (Program.cpp,
-        targetFor: a host-native device first, then PTX)."""
-        formats = self._dev.formats
-        if formats & _FORMATS["host-native"]:
-            return 1
-        return 32 if formats & _FORMATS["ptx"] else 1
+        32 where dpk compiles to PTX (CUDA's warps), 1 elsewhere (docs/ir.md, "Sub-groups"), as
+        the core answers it (``dpk_device_get_sub_group_size``: it follows the compile target
+        the core picks for the device)."""
+        return self._dev.sub_group_size
 
     # ---- what the C API's dpk_device_info_t says, under dpctl's names --------------------------
 
