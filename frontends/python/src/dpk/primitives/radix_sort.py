@@ -23,7 +23,7 @@ import numpy as np
 from ..arrays import dtypes as D
 from ..arrays.array_object import empty, zeros
 from ..arrays.statistical_functions import cumulative_sum
-from ..kernels.dispatcher import kernel, launch_in_order
+from ..kernels.dispatcher import device_func, kernel, launch_in_order
 from ..kernels.kapi import (AddressSpace, AtomicRef, LocalAccessor, MemoryScope, NdItem,
                            NdRange, PrivateArray, group_ballot, group_barrier, popcount,
                            select_from_group)
@@ -288,6 +288,19 @@ def _radix_digit_counts(it: NdItem, keys, counts, n, passes, chunk, hist, to_key
             AtomicRef(counts, e).fetch_add(c)
 
 
+@device_func
+def _sub_group_inclusive_sum(sg, x):
+    # the sum of x over this lane and the lanes below it (Hillis-Steele by selection)
+    lane = sg.get_local_id()
+    step = 1
+    while step < sg.get_local_range():
+        below = select_from_group(sg, x, lane - step)
+        if lane >= step:
+            x += below
+        step *= 2
+    return x
+
+
 @kernel(min_groups_per_cu=ONESWEEP_GROUPS_PER_CU)
 def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, counts, status, row,
                     ticket_at, n, pass_index, shift, carry, map_in, map_out, sign, infinity, largest, flip,
@@ -370,13 +383,7 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, counts, stat
     mine = column + tile * BINS
     if tile != 0:  # the tile's own counts, for the tiles after it to look back at, early
         AtomicRef(status, mine).store(aggregate | np.uint64(count))
-    x = count  # an inclusive scan of the tile's digit counts
-    step = 1
-    while step < size:
-        xs = select_from_group(sg, x, lane - step)
-        if lane >= step:
-            x += xs
-        step *= 2
+    x = _sub_group_inclusive_sum(sg, count)  # of the tile's digit counts, over the digits
     if lane == size - 1:
         sums[w] = x
     group_barrier(group)
@@ -395,13 +402,7 @@ def _radix_onesweep(it: NdItem, keys, values, keys_out, values_out, counts, stat
     # digit d's first slot in the output: an exclusive scan of the whole input's digit counts
     # (here, with the held keys staged, where registers are free)
     total = counts[pass_index * BINS + lid]
-    y = total
-    step = 1
-    while step < size:
-        ys = select_from_group(sg, y, lane - step)
-        if lane >= step:
-            y += ys
-        step *= 2
+    y = _sub_group_inclusive_sum(sg, total)
     if lane == size - 1:
         starts[w] = y
     group_barrier(group)
