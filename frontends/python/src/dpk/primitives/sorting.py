@@ -127,6 +127,20 @@ def _argsort_complex(x):
     return perm
 
 
+def _sort_row(x, descending):
+    """The 1-D contiguous x sorted: by its keys alone where the sub-group passes sort
+    (keys_only_sorts), else, or when its floats' keys do not give them back, with the values
+    carried through the passes."""
+    kind = x.dtype.kind
+    result = None
+    if kind in "fiub" and keys_only_sorts(x.device):
+        result = _sort_floats_by_keys(x, descending) if kind == "f" \
+            else _sort_ints_by_keys(x, descending)
+    if result is None:
+        result = _argsort_flat(x, descending, payload=x)
+    return result
+
+
 def _sort_impl(x, axis, descending, want):
     if x.ndim == 0:
         raise ValueError(f"{want}() needs an array of at least one dimension")
@@ -141,14 +155,7 @@ def _sort_impl(x, axis, descending, want):
         result = flat if want == "sort" else zeros((n,), dtype=D.int64, device=x.device)
         result = result._contiguous()
     elif M == 1 and want == "sort":
-        contiguous = flat._contiguous()
-        result = None
-        kind = contiguous.dtype.kind
-        if kind in "fiub" and keys_only_sorts(contiguous.device):
-            result = _sort_floats_by_keys(contiguous, descending) if kind == "f" \
-                else _sort_ints_by_keys(contiguous, descending)
-        if result is None:
-            result = _argsort_flat(flat, descending, payload=contiguous)
+        result = _sort_row(flat._contiguous(), descending)
     else:
         perm = _argsort_flat(flat, descending)
         if M > 1:  # then stably by row
@@ -166,13 +173,11 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, less=None):
     x, numpy_mode = _take_input(x, "sort()")
     if less is not None:
         return _give(sort_with(x, axis, less, "sort", descending), numpy_mode)
-    if (x.ndim == 1 and x.size > 1 and x.dtype.kind == "f" and x.dtype in D.ALL
-            and x._node is None and x._strides == (1,) and keys_only_sorts(x.device)):
-        # the common case first, without _sort_impl's reshaping (its Python precedes the
-        # first kernel: the device waits for it)
-        result = _sort_floats_by_keys(x, descending)
-        if result is not None:
-            return _give(result, numpy_mode)
+    if (x.ndim == 1 and x.size > 1 and x.dtype in D.ALL and x._node is None
+            and x._strides == (1,)):
+        # a contiguous 1-D array without _sort_impl's reshaping (on a GPU its Python precedes
+        # the first kernel: the device waits for it)
+        return _give(_sort_row(x, descending), numpy_mode)
     return _give(_sort_impl(x, axis, descending, "sort"), numpy_mode)
 
 
