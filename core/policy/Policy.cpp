@@ -306,6 +306,17 @@ Error applyEnvironment(Policy &policy) {
     policy.boundsCheckOrigin = "DPK_BOUNDSCHECK";
     policy.environmentOverrides.push_back("DPK_BOUNDSCHECK=" + value);
   }
+  if (std::string value = environment("DPK_FUSION"); !value.empty()) {
+    if (value == "1" || value == "true" || value == "on")
+      policy.arrays.fusion = true;
+    else if (value == "0" || value == "false" || value == "off")
+      policy.arrays.fusion = false;
+    else
+      return badEnvironment("DPK_FUSION", value,
+                            "bad value; allowed values: 1, 0, true, false, on, off");
+    policy.arrays.fusionOrigin = "DPK_FUSION";
+    policy.environmentOverrides.push_back("DPK_FUSION=" + value);
+  }
   return Error::success();
 }
 

@@ -82,6 +82,14 @@ struct PlacementSettings {
                       // "DPK_MIXED_DEVICES"
 };
 
+/// The array layer's settings (the `arrays:` key; the Python frontend asks through
+/// dpk._core.array_policy).
+struct ArraySettings {
+  /// Automatic fusion of elementwise operations (docs/arrays.md, "Automatic fusion").
+  bool fusion = true;
+  std::string fusionOrigin; // "file.yaml:52:11", "built-in default:...", "DPK_FUSION"
+};
+
 struct PluginSettings {
   std::vector<std::string> searchPaths; // folders searched after DPK_PLUGIN_PATH, before the
                                         // folder of libdpk.so
@@ -118,6 +126,7 @@ struct Policy {
   /// key, DPK_BOUNDSCHECK); docs/reliability.md, "Bounds-check mode".
   bool boundsCheck = false;
   std::string boundsCheckOrigin; // "file.yaml:40:14", "built-in default:...", "DPK_BOUNDSCHECK"
+  ArraySettings arrays;
 
   /// Environment variables that changed a setting, in the order applied ("DPK_FALLBACK=deny").
   std::vector<std::string> environmentOverrides;
@@ -149,7 +158,7 @@ Expected<Policy> loadPolicyFile(const std::string &path);
 std::string policySearchResult();
 
 /// Applies DPK_DEVICE_SELECTOR, DPK_FALLBACK, DPK_DIAGNOSTICS, DPK_DIAGNOSTICS_FILE,
-/// DPK_DUMP_DIR, DPK_CACHE_DIR, DPK_CACHE_MODE and DPK_MIXED_DEVICES and DPK_BOUNDSCHECK from the process
+/// DPK_DUMP_DIR, DPK_CACHE_DIR, DPK_CACHE_MODE and DPK_MIXED_DEVICES, DPK_BOUNDSCHECK and DPK_FUSION from the process
 /// environment. Empty variables count as unset. A bad value is DPK_ERROR_POLICY
 /// (DPK_ERROR_PARSE for a bad selector) naming the variable.
 Error applyEnvironment(Policy &policy);

@@ -512,10 +512,24 @@ private:
     return true;
   }
 
+  bool readArrays(const YAML::Node &node) {
+    std::vector<Entry> fields;
+    if (!entries(node, "arrays", {"fusion"}, fields))
+      return false;
+    for (const Entry &e : fields) {
+      if (e.key == "fusion" &&
+          !readEnum<bool>(e.value, "arrays.fusion", {{"false", false}, {"true", true}},
+                          policy_.arrays.fusion))
+        return false;
+      policy_.arrays.fusionOrigin = where(e.value);
+    }
+    return true;
+  }
+
   bool readRoot(const YAML::Node &root) {
     std::vector<Entry> fields;
     if (!entries(root, "", {"version", "devices", "fallback", "kernels", "diagnostics", "plugins",
-                            "cache", "placement", "boundscheck"},
+                            "cache", "placement", "boundscheck", "arrays"},
                  fields))
       return false;
     auto find = [&](const char *key) -> const Entry * {
@@ -555,6 +569,8 @@ private:
         return false;
       policy_.boundsCheckOrigin = where(e->value);
     }
+    if (const Entry *e = find("arrays"); e && !readArrays(e->value))
+      return false;
     return true;
   }
 

@@ -159,7 +159,7 @@ TEST(PolicyErrors, UnknownKeyListsAllowedKeys) {
   EXPECT_EQ(parseError("version: 1\ndevics:\n  prefer: gpu\n"),
             "t.yaml:2:1: policy: unknown key 'devics' (did you mean 'devices'?); allowed keys: "
             "version, devices, fallback, kernels, diagnostics, plugins, cache, placement, "
-            "boundscheck");
+            "boundscheck, arrays");
   EXPECT_EQ(parseError("version: 1\nfallback:\n  mode: warn\n  mdoe: deny\n"),
             "t.yaml:4:3: fallback: unknown key 'mdoe' (did you mean 'mode'?); allowed keys: "
             "mode, on");
@@ -396,6 +396,36 @@ TEST(PolicyBoundsCheck, KeyAndVariable) {
   ASSERT_TRUE(error);
   EXPECT_EQ(error.status(), DPK_ERROR_POLICY);
   EXPECT_NE(error.message().find("DPK_BOUNDSCHECK"), std::string::npos) << error.message();
+}
+
+// Fusion of array operations (issue 17): the `arrays: {fusion: ...}` key, overridden by DPK_FUSION.
+TEST(PolicyArrays, FusionKeyAndVariable) {
+  EXPECT_TRUE(builtinPolicy().arrays.fusion);
+  EXPECT_NE(builtinPolicy().arrays.fusionOrigin.find("built-in default"), std::string::npos);
+  Policy off = parseOk("version: 1\narrays:\n  fusion: false\n");
+  EXPECT_FALSE(off.arrays.fusion);
+  EXPECT_EQ(off.arrays.fusionOrigin, "t.yaml:3:11");
+  EXPECT_TRUE(parseOk("version: 1\narrays: {fusion: true}\n").arrays.fusion);
+  EXPECT_TRUE(parseOk("version: 1\narrays: {}\n").arrays.fusion); // left out: the default
+  EXPECT_EQ(parseError("version: 1\narrays:\n  fusion: sometimes\n"),
+            "t.yaml:3:11: arrays.fusion: bad value 'sometimes'; allowed values: false, true");
+  EXPECT_EQ(parseError("version: 1\narrays:\n  fusio: false\n"),
+            "t.yaml:3:3: arrays: unknown key 'fusio' (did you mean 'fusion'?); allowed keys: "
+            "fusion");
+  ScopedEnvironment env;
+  env.set("DPK_FUSION", "1");
+  ASSERT_FALSE(applyEnvironment(off));
+  EXPECT_TRUE(off.arrays.fusion); // the variable wins over the file
+  EXPECT_EQ(off.arrays.fusionOrigin, "DPK_FUSION");
+  env.set("DPK_FUSION", "off");
+  ASSERT_FALSE(applyEnvironment(off));
+  EXPECT_FALSE(off.arrays.fusion);
+  env.set("DPK_FUSION", "perhaps");
+  dpk::Error error = applyEnvironment(off);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error.status(), DPK_ERROR_POLICY);
+  EXPECT_NE(error.message().find("DPK_FUSION"), std::string::npos) << error.message();
+  EXPECT_NE(error.message().find("perhaps"), std::string::npos) << error.message();
 }
 
 TEST(PolicySearch, DpkConfigNamingAFifoDoesNotHang) {

@@ -199,6 +199,28 @@ def test_fusion_diagnostics_name_the_source_line(tmp_path):
     assert run.returncode == 0, run.stderr
     line = [l for l in run.stdout.splitlines() if l.startswith("FUSION")][0]
     assert "multiply add" not in line and "'ops': 'multiply'" in line, line
+    # The policy file's arrays.fusion: false does the same; DPK_FUSION=1 wins over it.
+    del env["DPK_FUSION"]
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("version: 1\narrays:\n  fusion: false\n")
+    env["DPK_CONFIG"] = str(policy)
+    for variable, fused in ((None, False), ("1", True)):
+        if variable is not None:
+            env["DPK_FUSION"] = variable
+        run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                             text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        line = [l for l in run.stdout.splitlines() if l.startswith("FUSION")][0]
+        assert ("multiply add" in line) == fused, (variable, line)
+
+
+def test_bad_fusion_setting_is_a_policy_error(tmp_path):
+    env = dict(os.environ, DPK_FUSION="sometimes", DPK_CACHE_DIR=str(tmp_path / "c"))
+    script = "import dpk, numpy as np\nprint(dpk.asarray(np.ones(2), device='host') + 1)\n"
+    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode != 0
+    assert "DPK_FUSION" in run.stderr and "sometimes" in run.stderr, run.stderr
 
 
 DISK_SCRIPT = textwrap.dedent("""

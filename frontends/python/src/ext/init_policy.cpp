@@ -109,6 +109,14 @@ void initPolicy(nb::module_ &m) {
       "The policy's placement.mixed_devices value ('error' or 'migrate') and where it was set "
       "(file:line:column, DPK_MIXED_DEVICES, ...).");
   m.def(
+      "array_policy",
+      []() {
+        const policy::ArraySettings &arrays = runtimePolicy().arrays;
+        return nb::make_tuple(arrays.fusion, arrays.fusionOrigin);
+      },
+      "The policy's arrays.fusion value (a bool) and where it was set (file:line:column, "
+      "DPK_FUSION, ...).");
+  m.def(
       "diagnostics_enabled", [](int level) { return runtime::diagnosticsEnabled(level); },
       "level"_a, "True when the runtime produces diagnostics records of this level.");
   m.def(

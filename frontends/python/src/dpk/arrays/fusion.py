@@ -16,7 +16,7 @@ stride class of every operand in every dimension after merging dimensions that a
 through together (0: broadcast, 1: contiguous, x: strided) and the rank: a Python loop over the
 same expression builds its kernel once, whatever the sizes and scalar values.
 
-``DPK_FUSION=0`` (or ``set_enabled(False)``) turns fusion off: every operation materializes at
+The policy's ``arrays: {fusion: false}`` (or ``DPK_FUSION=0``, or ``set_enabled(False)``) turns fusion off: every operation materializes at
 once, one kernel each (results are the same: integer and exact operations bit for bit, floating
 point within the FMA contractions the compilers may make). Diagnostics level 2 lists every
 fusion group (``arrays.fusion`` records: the ops, the source lines that built them, the kernel).
@@ -30,6 +30,7 @@ import weakref
 
 import numpy as np
 
+from .._core_loader import core
 from .._ir import scalar_ops
 from .._runtime import diagnostics
 from . import complex_ops as C
@@ -47,7 +48,9 @@ MAX_ARGS = 64
 # them (dpk.primitives.vectorize: ``@dpk.vectorize`` functions, which so fuse like any row).
 EXTERNAL_OPS = {}
 
-_enabled = os.environ.get("DPK_FUSION", "1").strip().lower() not in ("0", "off", "false", "no")
+# None until first asked: then the runtime policy's ``arrays.fusion`` (DPK_FUSION overrides it),
+# read once the runtime has started (every array needs it, so asking cannot fail later).
+_enabled = None
 # Lazy arrays not yet materialized: id(ref) -> ref, a weak reference whose callback removes
 # it when its array dies (a plain dict of built-in weak references: a WeakValueDictionary's
 # Python-level KeyedRef cost 1 us per operation, and the launch path tests this dict's
@@ -57,11 +60,15 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def enabled() -> bool:
+    global _enabled
+    if _enabled is None:
+        _enabled = bool(core().array_policy()[0])
     return _enabled
 
 
 def set_enabled(flag):
-    """Turns fusion on or off for this process (``DPK_FUSION=0`` at start-up turns it off)."""
+    """Turns fusion on or off for this process, whatever the policy's ``arrays.fusion`` (or
+    ``DPK_FUSION``) said."""
     global _enabled
     _enabled = bool(flag)
 
