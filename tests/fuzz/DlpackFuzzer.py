@@ -242,8 +242,9 @@ class ProducerError(Exception):
 
 KDL_CPU, KDL_CUDA_HOST = 1, 3
 SUPPORTED = {(0, 8), (0, 16), (0, 32), (0, 64), (1, 8), (1, 16), (1, 32), (1, 64),
-             (2, 16), (2, 32), (2, 64), (6, 8)}  # (code, bits) of dpk's array element types
-NUMPY_KIND = {0: "i", 1: "u", 2: "f", 6: "b"}
+             (2, 16), (2, 32), (2, 64), (5, 64), (5, 128),
+             (6, 8)}  # (code, bits) of dpk's array element types
+NUMPY_KIND = {0: "i", 1: "u", 2: "f", 5: "c", 6: "b"}
 
 
 class Deleters:

@@ -127,6 +127,33 @@ def test_stream_argument(device):
             a.__dlpack__(stream=5, **target)
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_arrays_travel_as_dlpack_complex(device, dtype):
+    """kDLComplex both ways: complex arrays export without a copy wherever real ones do (the
+    host, CUDA memory) and a complex producer is wrapped, not copied."""
+    if dtype == np.complex128 and not device.has_fp64:
+        pytest.skip(f"{device.filter_string} has no float64")
+    values = (np.arange(6) + 1j * np.arange(6)[::-1]).astype(dtype)
+    a = dpk.asarray(values, device=device)
+    if device.is_host:
+        x = np.from_dlpack(a)
+        assert x.dtype == dtype and x.ctypes.data == np.asarray(a).ctypes.data
+        np.testing.assert_array_equal(x, values)
+        back = dpk.from_dlpack(values)  # NumPy's complex capsule: wrapped in place
+        assert back.dtype == dtype and np.asarray(back).ctypes.data == values.ctypes.data
+    elif device.backend == "cuda":
+        capsule_owner = dpk.from_dlpack(a)  # a dpk array itself: as asarray
+        assert capsule_owner is a
+        again = dpk.from_dlpack(Consumer(a.__dlpack__(max_version=(1, 0)),
+                                         a.__dlpack_device__()))
+        assert again.dtype == dtype and again.device == device
+        assert again._ptr == a._ptr  # the same CUDA memory, no copy
+        np.testing.assert_array_equal(again.asnumpy(), values)
+    host_copy = np.from_dlpack(a, device="cpu", copy=True)
+    assert host_copy.dtype == dtype
+    np.testing.assert_array_equal(host_copy, values)
+
+
 # ---- dpk.from_dlpack ---------------------------------------------------------------------------
 
 def test_from_dlpack_wraps_host_memory_without_a_copy(host):

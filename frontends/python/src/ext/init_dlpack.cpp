@@ -39,7 +39,7 @@ std::string typeString(nb::dlpack::dtype dt) {
   // Only the sizes NumPy has for each kind ("<b4" or "|f1" are no NumPy types; NumPy's "<f16"
   // is x87 extended precision on x86, not DLPack's 128-bit IEEE float).
   bool integerSize = dt.bits == 8 || dt.bits == 16 || dt.bits == 32 || dt.bits == 64;
-  // DLPack has more codes (bfloat, complex, float8 variants) than dpk arrays have types.
+  // DLPack has more codes (bfloat, float8 variants) than dpk arrays have types.
   using Code = nb::dlpack::dtype_code;
   char kind = 0;
   if (dt.code == (uint8_t)Code::Int)
@@ -50,9 +50,12 @@ std::string typeString(nb::dlpack::dtype dt) {
     kind = 'f';
   else if (dt.code == (uint8_t)Code::Bool)
     kind = 'b';
+  else if (dt.code == (uint8_t)Code::Complex)
+    kind = 'c'; // two floats of bits/2 each: NumPy's complex64 and complex128
   if (!kind)
     return "";
-  if ((kind == 'b' && dt.bits != 8) || (kind == 'f' && (dt.bits == 8 || !integerSize)) ||
+  if ((kind == 'c' && dt.bits != 64 && dt.bits != 128) ||
+      (kind == 'b' && dt.bits != 8) || (kind == 'f' && (dt.bits == 8 || !integerSize)) ||
       ((kind == 'i' || kind == 'u') && !integerSize))
     return "";
   return std::string(dt.bits == 8 ? "|" : "<") + kind + std::to_string(dt.bits / 8);
@@ -75,6 +78,9 @@ nb::dlpack::dtype dlpackType(const std::string &typestr) {
     break;
   case 'b':
     dt.code = (uint8_t)nb::dlpack::dtype_code::Bool;
+    break;
+  case 'c':
+    dt.code = (uint8_t)nb::dlpack::dtype_code::Complex;
     break;
   default:
     throw StatusError(DPK_ERROR_INVALID_ARGUMENT, "no DLPack type for '" + typestr + "'");

@@ -214,8 +214,6 @@ def export_dlpack(array, stream=None, max_version=None, dl_device=None, copy=Non
     elif read_only and not versioned:
         why = ("the array is read-only and a legacy (pre-1.0) DLPack capsule cannot say so; ask "
                "with max_version=(1, 0)")
-    if array._dtype.kind == "c":
-        return _export_complex(array, target, why, copy, max_version)
     if why is None and copy is not True:
         ptr = array._ptr  # materializes
         device.synchronize()  # dpk's own commands on it are done: any consumer stream may read
@@ -235,23 +233,6 @@ def export_dlpack(array, stream=None, max_version=None, dl_device=None, copy=Non
                         duplicate, versioned, False, True)
     raise BufferExportError(f"__dlpack__: {why}; ask for a host copy with dl_device="
                             f"({KDL_CPU}, 0) (np.from_dlpack(a, device='cpu')) or use asnumpy()")
-
-
-def _export_complex(array, target, why, copy, max_version):
-    """DLPack export of complex arrays. The core's capsule maker knows the real DLPack type
-    codes only (kDLComplex needs a change in the extension, docs/arrays.md), so NumPy makes the
-    capsule: over the array's own memory for the host device (zero-copy), over a host copy for
-    ``dl_device=(kDLCPU, 0)``. Zero-copy export of complex device memory is not possible yet."""
-    kwargs = {} if max_version is None else {"max_version": max_version}
-    if why is None and copy is not True and array._device.is_host:
-        return host_view(array).__dlpack__(**kwargs)
-    if why is not None and copy is False:
-        raise BufferExportError(f"__dlpack__(copy=False): {why}; a copy would be needed")
-    if target == (KDL_CPU, 0):
-        return np.ascontiguousarray(array.asnumpy()).__dlpack__(**kwargs)
-    raise BufferExportError(f"__dlpack__: complex arrays of {array._device.filter_string} "
-                            f"export as a host copy only for now; ask with dl_device=({KDL_CPU}, "
-                            "0) (np.from_dlpack(a, device='cpu')) or use asnumpy()")
 
 
 # ---- DLPack import: dpk.from_dlpack -------------------------------------------------------------
@@ -313,7 +294,8 @@ def cuda_device_for(ordinal, what):
 def _wrap(view, device, view_cls):
     """A dpk array over an imported tensor's memory, without a copy (the buffer owns the view,
     so the producer's memory stays valid; read-only when the producer said so)."""
-    if not view.typestr or not supported_dtype(np.dtype(view.typestr)):
+    if not view.typestr or not (supported_dtype(np.dtype(view.typestr))
+                                or np.dtype(view.typestr) in D.COMPLEX):
         what = view.typestr or "one without a NumPy equivalent"
         raise UnsupportedError(f"this DLPack array's element type ({what}) is not supported by "
                                "dpk arrays")
@@ -370,16 +352,6 @@ def from_dlpack(x, view_cls, convert, device=None, copy=None):
                                     "policy offers no host device to wrap it on")
         host = np.array(np.asarray(_ViewOwner(view)), copy=True)
         return convert(host, device=target or get_current_device())
-    if not view.typestr and kind in _HOST_KINDS:
-        # A type the core's import does not name: complex (kDLComplex) is read by NumPy, whose
-        # result is taken only when it is complex; anything else stays a typed error.
-        try:
-            host = np.from_dlpack(x)
-        except Exception:  # noqa: BLE001 - the producer's own errors: report ours
-            host = None
-        if host is not None and host.dtype in D.COMPLEX:
-            return convert(host, device=target or home, copy=copy)
-        _wrap(view, home, view_cls)  # raises UnsupportedError naming the type
     wrapped = _wrap(view, home, view_cls)
     if (target is None or target is home) and copy is not True:
         return wrapped
