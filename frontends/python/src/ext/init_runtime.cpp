@@ -8,6 +8,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <array>
 #include <mutex>
 #include <vector>
 
@@ -66,6 +67,60 @@ void diagnosticsTrampoline(int level, const char *json, void *) {
     callback(level, json);
   } catch (nb::python_error &e) {
     e.discard_as_unraisable("dpk diagnostics callback");
+  }
+}
+
+// Queue.read: the copy without an event, then the queue's wait (which reports a failure of
+// the copy or of any command before it). Array reads to the host go through here: one runtime
+// call pair instead of a copy event, a device synchronize and the event's wait.
+void copyAndWait(Queue &q, void *dst, uintptr_t src, size_t bytes) {
+  dpk_status_t status;
+  {
+    nb::gil_scoped_release release;
+    status = dpk_enqueue_copy(nullptr, q.handle, dst, reinterpret_cast<const void *>(src), bytes,
+                              0, nullptr);
+  }
+  check(status, "dpk_enqueue_copy");
+  {
+    nb::gil_scoped_release release;
+    status = dpk_queue_wait(q.handle);
+  }
+  check(status, "dpk_queue_wait");
+}
+
+template <typename T> T readAs(Queue &q, uintptr_t src) {
+  T value{};
+  copyAndWait(q, &value, src, sizeof value);
+  return value;
+}
+
+// Queue.read_scalar: one element as a Python number, without a NumPy array around it
+// (float(dpk.sum(x)) reads one this way).
+nb::object readScalar(Queue &q, uintptr_t src, const std::string &code) {
+  if (code.size() != 1)
+    throw nb::value_error("read_scalar: code must be one NumPy type character");
+  switch (code[0]) {
+  case '?': return nb::bool_(readAs<uint8_t>(q, src) != 0);
+  case 'b': return nb::int_(readAs<int8_t>(q, src));
+  case 'B': return nb::int_(readAs<uint8_t>(q, src));
+  case 'h': return nb::int_(readAs<int16_t>(q, src));
+  case 'H': return nb::int_(readAs<uint16_t>(q, src));
+  case 'i': return nb::int_(readAs<int32_t>(q, src));
+  case 'I': return nb::int_(readAs<uint32_t>(q, src));
+  case 'l': case 'q': return nb::int_(readAs<int64_t>(q, src));
+  case 'L': case 'Q': return nb::int_(readAs<uint64_t>(q, src));
+  case 'f': return nb::float_(readAs<float>(q, src));
+  case 'd': return nb::float_(readAs<double>(q, src));
+  case 'F': {
+    auto pair = readAs<std::array<float, 2>>(q, src);
+    return nb::steal(PyComplex_FromDoubles(pair[0], pair[1]));
+  }
+  case 'D': {
+    auto pair = readAs<std::array<double, 2>>(q, src);
+    return nb::steal(PyComplex_FromDoubles(pair[0], pair[1]));
+  }
+  default:
+    throw nb::value_error(("read_scalar: no Python number for type character '" + code + "'").c_str());
   }
 }
 
@@ -209,6 +264,20 @@ void initRuntime(nb::module_ &m) {
           },
           "dst"_a, "src"_a, "bytes"_a, "deps"_a = nb::none(), "keepalive"_a = nb::none(),
           nb::rv_policy::take_ownership, "Enqueues a copy of `bytes` between addresses.")
+      .def(
+          "read",
+          [](Queue &q, uintptr_t dst, uintptr_t src, size_t bytes) {
+            copyAndWait(q, reinterpret_cast<void *>(dst), src, bytes);
+          },
+          "dst"_a, "src"_a, "bytes"_a,
+          "Copies `bytes` from `src` to the host address `dst` and waits for the queue: the copy "
+          "and every command before it (whose first failure it raises). One call, no event.")
+      .def(
+          "read_scalar",
+          [](Queue &q, uintptr_t src, const std::string &code) { return readScalar(q, src, code); },
+          "src"_a, "code"_a,
+          "The element at `src` as a Python bool, int, float or complex (`code`: a NumPy type "
+          "character of ?bBhHiIlLqQfdFD), read as `read` does.")
       .def(
           "fill",
           [](Queue &q, uintptr_t dst, nb::bytes pattern, size_t bytes, nb::handle deps) {

@@ -44,6 +44,8 @@ from .memory import Buffer, c_strides, element_range, is_c_contiguous, size_of
 
 # DLPack device types (dlpack.h DLDeviceType) dpk understands.
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 13
+# Type characters Queue.read_scalar turns into Python numbers (others go through NumPy).
+_READABLE_SCALARS = frozenset("?bBhHiIlLqQfdFD")
 
 
 def _c_strides(shape):
@@ -267,6 +269,11 @@ class Array:
         if self.size != 1:
             raise TypeError(f"{what}() of an array of shape {self._shape}: only arrays with one "
                             "element convert to Python scalars")
+        self._materialize()
+        if self._dtype.char in _READABLE_SCALARS:
+            # One element, read straight into a Python number (no NumPy array around it)
+            return generated.read_scalar(self._device, self._base.ptr + self._offset
+                                         * self._dtype.itemsize, self._dtype)
         return self.asnumpy().reshape(()).item()
 
     def __bool__(self):

@@ -143,10 +143,13 @@ def read_back(device, dst, src, nbytes):
     copy and for everything before it on the device's queue. Array launches carry no events, so
     a kernel that failed after its launch returned is raised here, by the queue's wait (which
     names it), instead of its output being read as data."""
-    event = device.queue.copy(dst, src, nbytes)
-    if not waits_at_once(device):
-        device.synchronize()
-    event.wait()
+    device.queue.read(dst, src, nbytes)
+
+
+def read_scalar(device, src, dtype):
+    """The element of `dtype` at device address `src` as a Python number, read as read_back
+    reads (no NumPy array is made: ``float(dpk.sum(x))`` ends here)."""
+    return device.queue.read_scalar(src, dtype.char)
 
 
 def synchronize(device):

@@ -28,6 +28,7 @@ from . import scan
 from .memory import Buffer, broadcast_shape, broadcast_strides, c_strides, collapse, overlaps, size_of
 
 _I64 = np.dtype(np.int64)
+_FLAG_DTYPE = np.dtype(np.int32)
 
 
 def _is_array_like(item, Array):
@@ -259,9 +260,7 @@ def _run_indexed(mode, x, offset, rshape, src_strides, operands, out_view, value
     args += space.args()
     args += fusion.stride_args(sigs, strides)
     kernel.launch(space.index_range(), args)
-    hit = np.zeros(1, np.int32)
-    G.read_back(device, hit.ctypes.data, flag.ptr, 4)
-    if hit[0]:
+    if G.read_scalar(device, flag.ptr, _FLAG_DTYPE):
         extents = ", ".join(str(op[2]) for op in operands)
         raise BoundsError(f"an index array holds an index out of bounds (axis size(s) "
                           f"{extents}); nothing was {'written' if mode != 'gather' else 'read'}")

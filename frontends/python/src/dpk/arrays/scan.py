@@ -601,9 +601,7 @@ def nonzero(x, Array):
         scan_into(flat, "sum", 0, _I64, positions, 0, [1], device)
     count = 0
     if n:
-        last = np.zeros(1, np.int64)
-        G.read_back(device, last.ctypes.data, positions.ptr + (n - 1) * 8, 8)
-        count = int(last[0])
+        count = G.read_scalar(device, positions.ptr + (n - 1) * 8, _I64)
     indices = Buffer(device, max(count, 1) * 8)
     if count:
         _compact(x, positions, indices, n, device)
