@@ -12,6 +12,8 @@ namespace {
 // "Host launch cost model"): 2, 5 and 10 us; 5 and 10 gave pairwise n = 64 0.58-0.66x of
 // oneTBB (0.40-0.42x without the model), 2 us 0.46-0.55x.
 constexpr uint64_t kDefaultTaskWorkNanos = 5000;
+// Estimates below this many tasks are checked by a probe launch on one thread (launch_cost.hpp).
+constexpr long double kProbeBelowTasks = 3.5L;
 
 uint64_t readTaskWorkNanos() {
   const char *text = std::getenv("DPK_HOST_TASK_WORK_NS");
@@ -35,10 +37,15 @@ uint64_t plannedTasks(const LaunchCost &cost, uint64_t items, uint64_t threads) 
   if (perTask == 0 || picos == 0 || items == 0)
     return 0;
   // Work in nanoseconds, without overflow for any launch that fits 64 bits of work-items.
-  const long double work = static_cast<long double>(items) * picos / 1000.0L;
-  const long double tasks = work / perTask;
-  if (tasks < 1.5L)
+  auto tasksFor = [&](uint64_t picosPerItem) {
+    return static_cast<long double>(items) * picosPerItem / 1000.0L / perTask;
+  };
+  const uint64_t alone = cost.picosAlone.load(std::memory_order_relaxed);
+  if (alone != 0 && tasksFor(alone) < 1.5L)
     return 1;
+  const long double tasks = tasksFor(picos);
+  if (tasks < 1.5L || (alone == 0 && tasks < kProbeBelowTasks))
+    return 1; // (the second: the probe)
   // Work for half the threads or more gets all of them: the same sweep had nbody n = 256
   // (about 60 us of work, 12 tasks of 16 threads) at 0.54-0.59x of oneTBB with its tasks
   // limited and 0.70x without.
@@ -47,12 +54,15 @@ uint64_t plannedTasks(const LaunchCost &cost, uint64_t items, uint64_t threads) 
   return static_cast<uint64_t>(tasks + 0.5L);
 }
 
-void recordLaunch(LaunchCost &cost, uint64_t items, uint64_t workNanos) {
+void recordLaunch(LaunchCost &cost, uint64_t items, uint64_t workNanos, bool alone) {
   if (items == 0)
     return;
   // At least 1 ps: zero means "not measured".
-  const uint64_t picos = static_cast<uint64_t>(static_cast<long double>(workNanos) * 1000.0L / items);
-  cost.picosPerItem.store(picos ? picos : 1, std::memory_order_relaxed);
+  uint64_t picos = static_cast<uint64_t>(static_cast<long double>(workNanos) * 1000.0L / items);
+  picos = picos ? picos : 1;
+  cost.picosPerItem.store(picos, std::memory_order_relaxed);
+  if (alone)
+    cost.picosAlone.store(picos, std::memory_order_relaxed);
 }
 
 } // namespace dpk::host

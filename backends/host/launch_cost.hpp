@@ -10,6 +10,14 @@
 // `taskWorkNanos()` of expected work: one task runs on the calling thread without entering
 // the arena; up to half the threads' worth the tasks are that many; from there on oneTBB
 // decides.
+//
+// Work measured over several threads reads higher than the same work on one (each thread
+// starts with cold caches), so the estimate would depend on how the last launch was split: on
+// the 16-core Xeon, pairwise distance n = 64 settled at one task (0.90x of oneTBB) or at two
+// (0.58x) in runs of the same setting. A kernel whose estimate is a few tasks is therefore run
+// once on one thread (a probe), and what that launch measured decides while it says one task
+// is enough; any later one-task launch refreshes it, so a kernel that got costlier is split
+// again from its next launch on.
 // Only the schedule changes: work-groups are independent, so any split gives the same results.
 #ifndef DPK_BACKENDS_HOST_LAUNCH_COST_HPP
 #define DPK_BACKENDS_HOST_LAUNCH_COST_HPP
@@ -23,6 +31,7 @@ namespace dpk::host {
 /// commands in flight).
 struct LaunchCost {
   std::atomic<uint64_t> picosPerItem{0}; // work per work-item of the last launch; 0: none yet
+  std::atomic<uint64_t> picosAlone{0};   // the same, of the last launch run as one task; 0: none
 };
 
 /// The expected work a task should have, in nanoseconds: DPK_HOST_TASK_WORK_NS when set (0
@@ -34,8 +43,9 @@ uint64_t taskWorkNanos();
 /// submitting thread runs it) up to half the threads.
 uint64_t plannedTasks(const LaunchCost &cost, uint64_t items, uint64_t threads);
 
-/// Records a launch of `items` work-items whose groups took `workNanos` summed over threads.
-void recordLaunch(LaunchCost &cost, uint64_t items, uint64_t workNanos);
+/// Records a launch of `items` work-items whose groups took `workNanos` summed over threads;
+/// `alone`: it ran as one task on the submitting thread.
+void recordLaunch(LaunchCost &cost, uint64_t items, uint64_t workNanos, bool alone);
 
 } // namespace dpk::host
 

@@ -334,7 +334,8 @@ void runLaunch(const dpk_host_kernel_entry_t &entry, const GroupShape &shape, co
   // One group, or work the cost model gives one task: nothing to spread, so it runs here
   // without entering the arena (a launch + wait of an empty kernel spends most of its time
   // there otherwise).
-  if (tasks == 1 || (!remainder && main.totalGroups() == 1)) {
+  const bool alone = tasks == 1 || (!remainder && main.totalGroups() == 1);
+  if (alone) {
     runGroupsTimed(body, main, 0, main.totalGroups(), workNanos);
     if (remainder)
       runGroupsTimed(body, tail, 0, tail.totalGroups(), workNanos);
@@ -346,7 +347,7 @@ void runLaunch(const dpk_host_kernel_entry_t &entry, const GroupShape &shape, co
     });
   }
   if (cost)
-    recordLaunch(*cost, items, workNanos.load(std::memory_order_relaxed));
+    recordLaunch(*cost, items, workNanos.load(std::memory_order_relaxed), alone);
 }
 
 } // namespace dpk::host

@@ -1,0 +1,84 @@
+// The host launch cost model (backends/host/launch_cost.hpp): how many tasks a launch gets from
+// what the kernel's earlier launches measured. Default task size: 5 us of expected work.
+#include "launch_cost.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace dpk::host {
+namespace {
+
+constexpr uint64_t kThreads = 16;
+
+class LaunchCostModel : public ::testing::Test {
+protected:
+  void SetUp() override {
+    const char *setting = std::getenv("DPK_HOST_TASK_WORK_NS");
+    if (setting && *setting)
+      GTEST_SKIP() << "DPK_HOST_TASK_WORK_NS is set: these cases assume the default";
+    ASSERT_EQ(taskWorkNanos(), 5000u);
+  }
+};
+
+TEST_F(LaunchCostModel, AnUnmeasuredKernelIsLeftToOneTbb) {
+  LaunchCost cost;
+  EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 0u);
+}
+
+TEST_F(LaunchCostModel, WorkForHalfTheThreadsOrMoreIsLeftToOneTbb) {
+  LaunchCost cost;
+  recordLaunch(cost, 1000, 200'000, false); // 200 ns per item: 1000 items = 40 tasks
+  EXPECT_EQ(plannedTasks(cost, 1000, kThreads), 0u);
+  EXPECT_EQ(plannedTasks(cost, 200, kThreads), 0u); // 8 tasks: half the threads
+}
+
+TEST_F(LaunchCostModel, MiddleSizedWorkGetsOneTaskPerFiveMicroseconds) {
+  LaunchCost cost;
+  recordLaunch(cost, 1000, 30'000, true); // measured alone: 30 ns per item
+  EXPECT_EQ(plannedTasks(cost, 1000, kThreads), 6u);   // 30 us
+  EXPECT_EQ(plannedTasks(cost, 100, kThreads), 1u);    // 3 us: the submitting thread
+  EXPECT_EQ(plannedTasks(cost, 10'000, kThreads), 0u); // 300 us: every thread
+}
+
+// Work measured over several threads reads high; a kernel whose estimate is a few tasks is
+// probed once on one thread, and while that says one task suffices, it keeps one.
+TEST_F(LaunchCostModel, FewTasksAreProbedOnOneThreadAndTheProbeDecides) {
+  LaunchCost cost;
+  recordLaunch(cost, 4096, 12'000, false); // 12 us over threads: 2.4 tasks
+  EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 1u) << "the probe";
+  recordLaunch(cost, 4096, 6'000, true); // alone it took 6 us: 1.2 tasks
+  for (int launch = 0; launch < 3; ++launch) {
+    EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 1u) << launch;
+    recordLaunch(cost, 4096, 6'000, true);
+  }
+  // Alone it took 20 us (the kernel got costlier): split again.
+  recordLaunch(cost, 4096, 20'000, true);
+  EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 4u);
+  // A split launch measured high does not bring the probe back: the one-thread figure stands.
+  recordLaunch(cost, 4096, 30'000, false);
+  EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 6u);
+}
+
+TEST_F(LaunchCostModel, AProbeThatNeedsMoreThanOneTaskIsNotRepeated) {
+  LaunchCost cost;
+  recordLaunch(cost, 4096, 15'000, false); // 3 tasks by the split figure: probe
+  EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 1u);
+  recordLaunch(cost, 4096, 11'000, true); // alone 11 us: 2.2 tasks
+  EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 2u);
+  recordLaunch(cost, 4096, 14'000, false);
+  EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 3u);
+}
+
+TEST_F(LaunchCostModel, EmptyLaunchesRecordNothing) {
+  LaunchCost cost;
+  recordLaunch(cost, 0, 1000, true);
+  EXPECT_EQ(cost.picosPerItem.load(), 0u);
+  EXPECT_EQ(cost.picosAlone.load(), 0u);
+  recordLaunch(cost, 10, 0, true); // too fast to measure: 1 ps, not "unmeasured"
+  EXPECT_EQ(cost.picosAlone.load(), 1u);
+  EXPECT_EQ(plannedTasks(cost, 10, kThreads), 1u);
+}
+
+} // namespace
+} // namespace dpk::host
