@@ -12,8 +12,6 @@ namespace {
 // "Host launch cost model"): 2, 5 and 10 us; 5 and 10 gave pairwise n = 64 0.58-0.66x of
 // oneTBB (0.40-0.42x without the model), 2 us 0.46-0.55x.
 constexpr uint64_t kDefaultTaskWorkNanos = 5000;
-// Estimates below this many tasks are checked by a probe launch on one thread (launch_cost.hpp).
-constexpr long double kProbeBelowTasks = 3.5L;
 
 uint64_t readTaskWorkNanos() {
   const char *text = std::getenv("DPK_HOST_TASK_WORK_NS");
@@ -44,8 +42,10 @@ uint64_t plannedTasks(const LaunchCost &cost, uint64_t items, uint64_t threads) 
   if (alone != 0 && tasksFor(alone) < 1.5L)
     return 1;
   const long double tasks = tasksFor(picos);
-  if (tasks < 1.5L || (alone == 0 && tasks < kProbeBelowTasks))
-    return 1; // (the second: the probe)
+  // The probe: an estimate from a split launch below one task per thread may be mostly the
+  // split's own cost (pairwise n = 64: 4096 items read as 3-5 tasks over threads, 1.2 alone).
+  if (tasks < 1.5L || (alone == 0 && tasks < static_cast<long double>(threads)))
+    return 1;
   // Work for half the threads or more gets all of them: the same sweep had nbody n = 256
   // (about 60 us of work, 12 tasks of 16 threads) at 0.54-0.59x of oneTBB with its tasks
   // limited and 0.70x without.

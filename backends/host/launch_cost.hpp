@@ -14,10 +14,10 @@
 // Work measured over several threads reads higher than the same work on one (each thread
 // starts with cold caches), so the estimate would depend on how the last launch was split: on
 // the 16-core Xeon, pairwise distance n = 64 settled at one task (0.90x of oneTBB) or at two
-// (0.58x) in runs of the same setting. A kernel whose estimate is a few tasks is therefore run
-// once on one thread (a probe), and what that launch measured decides while it says one task
-// is enough; any later one-task launch refreshes it, so a kernel that got costlier is split
-// again from its next launch on.
+// (0.58x) in runs of the same setting. A kernel whose estimate is below one task per thread is
+// therefore run once on one thread (a probe), and what that launch measured decides while it
+// says one task is enough; any later one-task launch refreshes it, so a kernel that got costlier
+// is split again from its next launch on.
 // Only the schedule changes: work-groups are independent, so any split gives the same results.
 #ifndef DPK_BACKENDS_HOST_LAUNCH_COST_HPP
 #define DPK_BACKENDS_HOST_LAUNCH_COST_HPP

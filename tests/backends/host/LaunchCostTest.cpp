@@ -28,9 +28,10 @@ TEST_F(LaunchCostModel, AnUnmeasuredKernelIsLeftToOneTbb) {
 
 TEST_F(LaunchCostModel, WorkForHalfTheThreadsOrMoreIsLeftToOneTbb) {
   LaunchCost cost;
-  recordLaunch(cost, 1000, 200'000, false); // 200 ns per item: 1000 items = 40 tasks
+  recordLaunch(cost, 1000, 200'000, true); // 200 ns per item: 1000 items = 40 tasks
   EXPECT_EQ(plannedTasks(cost, 1000, kThreads), 0u);
   EXPECT_EQ(plannedTasks(cost, 200, kThreads), 0u); // 8 tasks: half the threads
+  EXPECT_EQ(plannedTasks(cost, 100, kThreads), 4u);
 }
 
 TEST_F(LaunchCostModel, MiddleSizedWorkGetsOneTaskPerFiveMicroseconds) {
@@ -41,11 +42,11 @@ TEST_F(LaunchCostModel, MiddleSizedWorkGetsOneTaskPerFiveMicroseconds) {
   EXPECT_EQ(plannedTasks(cost, 10'000, kThreads), 0u); // 300 us: every thread
 }
 
-// Work measured over several threads reads high; a kernel whose estimate is a few tasks is
-// probed once on one thread, and while that says one task suffices, it keeps one.
+// Work measured over several threads reads high; a kernel whose estimate is below one task per
+// thread is probed once on one thread, and while that says one task suffices, it keeps one.
 TEST_F(LaunchCostModel, FewTasksAreProbedOnOneThreadAndTheProbeDecides) {
   LaunchCost cost;
-  recordLaunch(cost, 4096, 12'000, false); // 12 us over threads: 2.4 tasks
+  recordLaunch(cost, 4096, 60'000, false); // 60 us over threads: 12 tasks
   EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 1u) << "the probe";
   recordLaunch(cost, 4096, 6'000, true); // alone it took 6 us: 1.2 tasks
   for (int launch = 0; launch < 3; ++launch) {
@@ -68,6 +69,12 @@ TEST_F(LaunchCostModel, AProbeThatNeedsMoreThanOneTaskIsNotRepeated) {
   EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 2u);
   recordLaunch(cost, 4096, 14'000, false);
   EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 3u);
+}
+
+TEST_F(LaunchCostModel, WorkForEveryThreadIsNotProbed) {
+  LaunchCost cost;
+  recordLaunch(cost, 4096, 90'000, false); // 18 tasks: more than one per thread
+  EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 0u);
 }
 
 TEST_F(LaunchCostModel, EmptyLaunchesRecordNothing) {
