@@ -48,10 +48,10 @@ TEST_F(LaunchCostModel, FewTasksAreProbedOnOneThreadAndTheProbeDecides) {
   LaunchCost cost;
   recordLaunch(cost, 4096, 60'000, false); // 60 us over threads: 12 tasks
   EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 1u) << "the probe";
-  recordLaunch(cost, 4096, 6'000, true); // alone it took 6 us: 1.2 tasks
+  recordLaunch(cost, 4096, 9'000, true); // alone it took 9 us: 1.8 tasks, kept on one thread
   for (int launch = 0; launch < 3; ++launch) {
     EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 1u) << launch;
-    recordLaunch(cost, 4096, 6'000, true);
+    recordLaunch(cost, 4096, 9'000, true);
   }
   // Alone it took 20 us (the kernel got costlier): split again.
   recordLaunch(cost, 4096, 20'000, true);
