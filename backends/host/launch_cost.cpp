@@ -65,8 +65,15 @@ void recordLaunch(LaunchCost &cost, uint64_t items, uint64_t workNanos, bool alo
   uint64_t picos = static_cast<uint64_t>(static_cast<long double>(workNanos) * 1000.0L / items);
   picos = picos ? picos : 1;
   cost.picosPerItem.store(picos, std::memory_order_relaxed);
-  if (alone)
-    cost.picosAlone.store(picos, std::memory_order_relaxed);
+  if (!alone)
+    return;
+  // A lower reading is taken as it is; a higher one moves the figure half way. A one-thread
+  // launch that a preemption or cold caches slowed down would otherwise send the kernel to the
+  // split path, which never measures alone again; a kernel that really got costlier (by more
+  // than a factor of about four near the boundary) is split from its next launch on.
+  const uint64_t before = cost.picosAlone.load(std::memory_order_relaxed);
+  cost.picosAlone.store(before == 0 || picos <= before ? picos : before + (picos - before) / 2,
+                        std::memory_order_relaxed);
 }
 
 } // namespace dpk::host

@@ -16,8 +16,9 @@
 // the 16-core Xeon, pairwise distance n = 64 settled at one task (0.90x of oneTBB) or at two
 // (0.58x) in runs of the same setting. A kernel whose estimate is below one task per thread is
 // therefore run once on one thread (a probe), and what that launch measured decides while it
-// says one task is enough; any later one-task launch refreshes it, so a kernel that got costlier
-// is split again from its next launch on.
+// says one task is enough; later one-task launches refresh it (a lower reading at once, a higher
+// one half way, so one slow reading does not move a kernel off one thread but a kernel that
+// got much costlier is split again from its next launch on).
 // Only the schedule changes: work-groups are independent, so any split gives the same results.
 #ifndef DPK_BACKENDS_HOST_LAUNCH_COST_HPP
 #define DPK_BACKENDS_HOST_LAUNCH_COST_HPP

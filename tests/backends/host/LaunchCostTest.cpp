@@ -53,9 +53,14 @@ TEST_F(LaunchCostModel, FewTasksAreProbedOnOneThreadAndTheProbeDecides) {
     EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 1u) << launch;
     recordLaunch(cost, 4096, 9'000, true);
   }
-  // Alone it took 20 us (the kernel got costlier): split again.
-  recordLaunch(cost, 4096, 20'000, true);
-  EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 4u);
+  // One slow reading alone (10 us, 2 tasks) moves the figure half way (9.5 us): still one.
+  recordLaunch(cost, 4096, 10'000, true);
+  EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 1u);
+  recordLaunch(cost, 4096, 9'000, true); // a lower reading is taken at once
+  // Alone it took 31 us (the kernel got costlier): half way is 20 us, split again, by the
+  // last launch's figure.
+  recordLaunch(cost, 4096, 31'000, true);
+  EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 6u);
   // A split launch measured high does not bring the probe back: the one-thread figure stands.
   recordLaunch(cost, 4096, 30'000, false);
   EXPECT_EQ(plannedTasks(cost, 4096, kThreads), 6u);
