@@ -150,6 +150,7 @@ void bindModule(nb::module_ &m) {
         return std::move(*parsed);
       },
       "text"_a, "file_name"_a = "<input>");
+  m.attr("MAX_GROUPS_PER_COMPUTE_UNIT") = ir::kMaxGroupsPerComputeUnit; // min_groups_per_cu's bound
   m.attr("HAVE_PRINTER") = nb::bool_(
       true
   );

@@ -190,10 +190,11 @@ class KernelDispatcher(KernelFunction):
             raise TypeError(f"kernel {fn.__name__}(): boundscheck must be True, False or None, "
                             f"not {boundscheck!r}")
         self.boundscheck = boundscheck
+        most = _core_loader.core().MAX_GROUPS_PER_COMPUTE_UNIT  # the IR's bound
         if (isinstance(min_groups_per_cu, bool) or not isinstance(min_groups_per_cu, int)
-                or not 0 <= min_groups_per_cu <= 64):
+                or not 0 <= min_groups_per_cu <= most):
             raise TypeError(f"kernel {fn.__name__}(): min_groups_per_cu must be an int from 0 "
-                            f"to 64, not {min_groups_per_cu!r}")
+                            f"to {most}, not {min_groups_per_cu!r}")
         self.min_groups_per_cu = min_groups_per_cu
         self.link = _link_paths(fn, link)
         self._lock = threading.RLock()
