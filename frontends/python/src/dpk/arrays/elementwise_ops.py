@@ -116,9 +116,17 @@ def _binary_fast(row, a, b):
     """elementwise_node for the common binary cases (two arrays of one device and shape, or an
     array and a Python int or float), or None for the general path. Same rules, less work:
     a one-element ``x + 1`` is launch-bound."""
-    if row.name == "pow":
-        return None
     ta, tb = type(a), type(b)
+    if row.name == "pow":
+        # ``x ** 2`` and ``x ** 1`` of a real array: _power_by_constant's nodes, directly
+        if ta is not Array or tb is not int or (b != 2 and b != 1) or a._dtype.kind not in "iuf":
+            return None
+        device = a._device
+        compute, _ = _resolve_cached(row, D.scalar_result(a._dtype, b, device), device)
+        if not device.has_fp64 and compute == D.float64:
+            return None
+        base = fusion.cast(a._as_node(), compute)
+        return fusion.apply("square" if b == 2 else "positive", [base], base.dtype, base.shape)
     if ta is Array and tb is Array:
         device = a._device
         if b._device is not device or a._shape != b._shape:
