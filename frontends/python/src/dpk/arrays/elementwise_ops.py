@@ -143,10 +143,19 @@ def _binary_fast(row, a, b):
         arr, value, first = a, b, True
     elif tb is Array and (ta is int or ta is float):
         arr, value, first = b, a, False
+    elif ta is Array and isinstance(b, np.generic) and b.dtype.kind in "iuf":
+        arr, value, first = a, b, True
+    elif tb is Array and isinstance(a, np.generic) and a.dtype.kind in "iuf":
+        arr, value, first = b, a, False
     else:
         return None
     device = arr._device
-    dtype = D.scalar_result(arr._dtype, value, device)
+    if isinstance(value, np.generic):
+        # A NumPy scalar is a "strong" operand: its dtype takes part in promotion (_prepare)
+        dtype = D.promote(arr._dtype, D.normalize(value.dtype))
+        value = float(value) if value.dtype.kind == "f" else int(value)
+    else:
+        dtype = D.scalar_result(arr._dtype, value, device)
     compute, result = _resolve_cached(row, dtype, device)
     if not device.has_fp64 and (result == D.float64 or compute == D.float64 or
                                 result == D.complex128 or compute == D.complex128):
@@ -158,11 +167,27 @@ def _binary_fast(row, a, b):
     return fusion.apply(row.name, [na, nb] if first else [nb, na], result, arr._shape)
 
 
+def _unary_fast(row, a):
+    """elementwise_node of a one-operand row on an Array (the general path's rules)."""
+    if type(a) is not Array:
+        return None
+    device = a._device
+    compute, result = _resolve_cached(row, a._dtype, device)
+    if not device.has_fp64 and (result == D.float64 or compute == D.float64 or
+                                result == D.complex128 or compute == D.complex128):
+        return None
+    return fusion.apply(row.name, [fusion.cast(a._as_node(), compute)], result, a._shape)
+
+
 def elementwise_node(row, operands, what=None):
     """The graph node of `row` applied to `operands` (Arrays, Python/NumPy scalars, NumPy
     arrays), or None when an operand is of a type dpk does not take."""
     if len(operands) == 2:
         node = _binary_fast(row, operands[0], operands[1])
+        if node is not None:
+            return node
+    elif len(operands) == 1 and row.name != "where":
+        node = _unary_fast(row, operands[0])
         if node is not None:
             return node
     what = what or f"{row.name}()"
