@@ -272,3 +272,49 @@ def test_promotion_matches_array_api_strict():
             except TypeError:
                 continue
             assert dpk.result_type(getattr(dpk, a), scalar) == expected._np_dtype, (a, scalar)
+
+
+def _graph_signature(node):
+    """A node's graph as nested tuples: op, dtype, shape, scalar values, leaf identities."""
+    if node.op == "scalar":
+        return ("scalar", node.dtype.str, repr(node.value))
+    if node.op == "leaf":
+        return ("leaf", id(node.buffer), node.offset, node.strides, node.dtype.str, node.shape)
+    return (node.op, node.dtype.str, node.shape) + tuple(_graph_signature(a) for a in node.args)
+
+
+def _node_or_error(build):
+    try:
+        node = build()
+    except Exception as exc:  # noqa: BLE001 - the error itself is compared
+        return (type(exc).__name__, str(exc))
+    return None if node is None else _graph_signature(node)
+
+
+def test_fast_paths_build_the_general_paths_graphs(monkeypatch):
+    """The binary and unary fast paths of elementwise_node (array with array, Python or NumPy
+    scalar; one-operand rows; x ** 1 and x ** 2) build the same graph, or raise the same error,
+    as the general path (graphs only, nothing launched; device-independent)."""
+    from dpk.arrays import elementwise_ops as E
+    dtypes = [np.bool_, np.int8, np.uint8, np.int32, np.uint64, np.float32, np.float64,
+              np.complex64]
+    scalars = [3, -2, 2.5, True, np.int8(3), np.uint8(200), np.int64(-7), np.uint64(9),
+               np.float32(1.5), np.float64(2.25), np.int16(300)]
+    rows = TABLE  # name -> row
+    binary = [rows[n] for n in ("add", "subtract", "multiply", "divide", "floor_divide", "less",
+                                "bitwise_and", "pow", "maximum", "logical_and")]
+    unary = [rows[n] for n in ("negative", "abs", "sqrt", "exp", "floor", "logical_not",
+                               "bitwise_invert", "sign", "real", "isnan")]
+    arrays = [dpk.asarray(np.ones(4, dt), device="host") for dt in dtypes]
+    cases = []
+    for a in arrays:
+        for row in binary:
+            cases += [(row, (a, s)) for s in scalars] + [(row, (s, a)) for s in scalars]
+            cases += [(row, (a, b)) for b in arrays]
+        cases += [(row, (a,)) for row in unary]
+    fast = [_node_or_error(lambda: E.elementwise_node(row, ops)) for row, ops in cases]
+    monkeypatch.setattr(E, "_binary_fast", lambda row, a, b: None)
+    monkeypatch.setattr(E, "_unary_fast", lambda row, a: None)
+    general = [_node_or_error(lambda: E.elementwise_node(row, ops)) for row, ops in cases]
+    differ = [(row.name, ops, f, g) for (row, ops), f, g in zip(cases, fast, general) if f != g]
+    assert not differ, f"{len(differ)} of {len(cases)} differ, first: {differ[0]}"
