@@ -292,9 +292,9 @@ def _node_or_error(build):
 
 
 def test_fast_paths_build_the_general_paths_graphs(monkeypatch):
-    """The binary and unary fast paths of elementwise_node (array with array, Python or NumPy
-    scalar; one-operand rows; x ** 1 and x ** 2) build the same graph, or raise the same error,
-    as the general path (graphs only, nothing launched; device-independent)."""
+    """The fast paths of elementwise_node (array with array, Python or NumPy scalar; one-operand
+    rows; x ** 1 and x ** 2; where) build the same graph, or raise the same error, as the
+    general path (graphs only, nothing launched; device-independent)."""
     from dpk.arrays import elementwise_ops as E
     dtypes = [np.bool_, np.int8, np.uint8, np.int32, np.uint64, np.float32, np.float64,
               np.complex64]
@@ -306,7 +306,11 @@ def test_fast_paths_build_the_general_paths_graphs(monkeypatch):
     unary = [rows[n] for n in ("negative", "abs", "sqrt", "exp", "floor", "logical_not",
                                "bitwise_invert", "sign", "real", "isnan")]
     arrays = [dpk.asarray(np.ones(4, dt), device="host") for dt in dtypes]
+    cond = dpk.asarray(np.array([True, False, True, False]), device="host")
     cases = []
+    for x1 in arrays + scalars:
+        cases += [(E.WHERE_ROW, (cond, x1, x2)) for x2 in arrays + scalars
+                  if isinstance(x1, dpk.Array) or isinstance(x2, dpk.Array)]
     for a in arrays:
         for row in binary:
             cases += [(row, (a, s)) for s in scalars] + [(row, (s, a)) for s in scalars]
@@ -315,6 +319,7 @@ def test_fast_paths_build_the_general_paths_graphs(monkeypatch):
     fast = [_node_or_error(lambda: E.elementwise_node(row, ops)) for row, ops in cases]
     monkeypatch.setattr(E, "_binary_fast", lambda row, a, b: None)
     monkeypatch.setattr(E, "_unary_fast", lambda row, a: None)
+    monkeypatch.setattr(E, "_where_fast", lambda cond, x1, x2: None)
     general = [_node_or_error(lambda: E.elementwise_node(row, ops)) for row, ops in cases]
     differ = [(row.name, ops, f, g) for (row, ops), f, g in zip(cases, fast, general) if f != g]
     assert not differ, f"{len(differ)} of {len(cases)} differ, first: {differ[0]}"

@@ -179,6 +179,38 @@ def _unary_fast(row, a):
     return fusion.apply(row.name, [fusion.cast(a._as_node(), compute)], result, a._shape)
 
 
+def _where_fast(cond, x1, x2):
+    """elementwise_node of where(cond, x1, x2) for arrays of one device and shape and Python
+    int or float operands (the general path's rules: the arrays promote, then the scalars)."""
+    if type(cond) is not Array:
+        return None
+    device, shape = cond._device, cond._shape
+    dtype = None
+    for x in (x1, x2):
+        if type(x) is Array:
+            if x._device is not device or x._shape != shape:
+                return None
+            dtype = x._dtype if dtype is None or dtype is x._dtype else D.promote(dtype, x._dtype)
+        elif type(x) is not int and type(x) is not float:
+            return None
+    if dtype is None:
+        return None
+    for x in (x1, x2):
+        if type(x) is not Array:
+            dtype = D.scalar_result(dtype, x, device)
+    if not device.has_fp64 and (dtype == D.float64 or dtype == D.complex128):
+        return None
+    nodes = [fusion.cast(cond._as_node(), D.bool)]
+    for x in (x1, x2):
+        if type(x) is Array:
+            nodes.append(fusion.cast(x._as_node(), dtype))
+        else:
+            if type(x) is int and dtype.kind in "iu":
+                D.check_int_range(x, dtype)
+            nodes.append(fusion.scalar(x, dtype, device))
+    return fusion.apply("where", nodes, dtype, shape)
+
+
 def elementwise_node(row, operands, what=None):
     """The graph node of `row` applied to `operands` (Arrays, Python/NumPy scalars, NumPy
     arrays), or None when an operand is of a type dpk does not take."""
@@ -188,6 +220,10 @@ def elementwise_node(row, operands, what=None):
             return node
     elif len(operands) == 1 and row.name != "where":
         node = _unary_fast(row, operands[0])
+        if node is not None:
+            return node
+    elif len(operands) == 3 and row.name == "where":
+        node = _where_fast(*operands)
         if node is not None:
             return node
     what = what or f"{row.name}()"

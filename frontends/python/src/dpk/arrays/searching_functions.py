@@ -52,7 +52,7 @@ def where(condition, x1, x2, /):
     """x1 where condition is true, else x2 (x1/x2 may be Python scalars)."""
     if not isinstance(condition, Array):
         raise TypeError("where(): condition must be a dpk array")
-    if condition.dtype != D.bool:
+    if condition._dtype is not D.bool and condition.dtype != D.bool:
         raise DTypeError(f"where(): condition must be a bool array, not "
                          f"{D.name(condition.dtype)}")
     if not isinstance(x1, Array) and not isinstance(x2, Array):
