@@ -291,11 +291,16 @@ def _node_or_error(build):
     return None if node is None else _graph_signature(node)
 
 
-def test_fast_paths_build_the_general_paths_graphs(monkeypatch):
+@pytest.mark.parametrize("has_fp64", [True, False])
+def test_fast_paths_build_the_general_paths_graphs(monkeypatch, has_fp64):
     """The fast paths of elementwise_node (array with array, Python or NumPy scalar; one-operand
     rows; x ** 1 and x ** 2; where) build the same graph, or raise the same error, as the
-    general path (graphs only, nothing launched; device-independent)."""
+    general path (graphs only, nothing launched; device-independent), also on a device
+    without float64."""
     from dpk.arrays import elementwise_ops as E
+    host = dpk.select_device("host")
+    if not has_fp64:
+        monkeypatch.setattr(type(host), "has_fp64", property(lambda self: False))
     dtypes = [np.bool_, np.int8, np.uint8, np.int32, np.uint64, np.float32, np.float64,
               np.complex64]
     scalars = [3, -2, 2.5, True, np.int8(3), np.uint8(200), np.int64(-7), np.uint64(9),

@@ -102,14 +102,27 @@ def _node_of(item, dtype, device):
 
 
 _RESOLVED = {}
+_NO_FAST_PATH = object()  # (a _RESOLVED value: the device lacks float64 for the row's dtypes)
 
 
-def _resolve_cached(row, dtype, device):
+def _lacks_fp64(device, *dtypes):
+    """Whether `device` has no float64 and one of `dtypes` needs it (the general path then
+    raises its UnsupportedError)."""
+    return not device.has_fp64 and any(d == D.float64 or d == D.complex128 for d in dtypes)
+
+
+def _resolve_fast(row, dtype, device):
+    """(compute, result) of `row` on operands promoted to `dtype` (resolve, cached), or None
+    where the fast paths must leave the call to the general path: the device lacks float64
+    for one of them. resolve's errors propagate."""
     key = (row.name, dtype.char, device.has_fp64)  # (a dtype's char hashes faster than it)
     found = _RESOLVED.get(key)
     if found is None:
-        found = _RESOLVED[key] = resolve(row, dtype, device)
-    return found
+        found = resolve(row, dtype, device)
+        if _lacks_fp64(device, *found):
+            found = _NO_FAST_PATH
+        _RESOLVED[key] = found
+    return None if found is _NO_FAST_PATH else found
 
 
 def _binary_fast(row, a, b):
@@ -122,20 +135,20 @@ def _binary_fast(row, a, b):
         if ta is not Array or tb is not int or (b != 2 and b != 1) or a._dtype.kind not in "iuf":
             return None
         device = a._device
-        compute, _ = _resolve_cached(row, D.scalar_result(a._dtype, b, device), device)
-        if not device.has_fp64 and compute == D.float64:
+        found = _resolve_fast(row, D.scalar_result(a._dtype, b, device), device)
+        if found is None:
             return None
-        base = fusion.cast(a._as_node(), compute)
+        base = fusion.cast(a._as_node(), found[0])
         return fusion.apply("square" if b == 2 else "positive", [base], base.dtype, base.shape)
     if ta is Array and tb is Array:
         device = a._device
         if b._device is not device or a._shape != b._shape:
             return None
         dtype = a._dtype if a._dtype is b._dtype else D.promote(a._dtype, b._dtype)
-        compute, result = _resolve_cached(row, dtype, device)
-        if not device.has_fp64 and (result == D.float64 or compute == D.float64 or
-                                    result == D.complex128 or compute == D.complex128):
+        found = _resolve_fast(row, dtype, device)
+        if found is None:
             return None
+        compute, result = found
         na = fusion.cast(a._as_node(), compute)
         nb = fusion.cast(b._as_node(), compute)
         return fusion.apply(row.name, [na, nb], result, a._shape)
@@ -156,10 +169,10 @@ def _binary_fast(row, a, b):
         value = float(value) if value.dtype.kind == "f" else int(value)
     else:
         dtype = D.scalar_result(arr._dtype, value, device)
-    compute, result = _resolve_cached(row, dtype, device)
-    if not device.has_fp64 and (result == D.float64 or compute == D.float64 or
-                                result == D.complex128 or compute == D.complex128):
+    found = _resolve_fast(row, dtype, device)
+    if found is None:
         return None
+    compute, result = found
     if type(value) is int and compute.kind in "iu":
         D.check_int_range(value, compute)
     na = fusion.cast(arr._as_node(), compute)
@@ -171,11 +184,10 @@ def _unary_fast(row, a):
     """elementwise_node of a one-operand row on an Array (the general path's rules)."""
     if type(a) is not Array:
         return None
-    device = a._device
-    compute, result = _resolve_cached(row, a._dtype, device)
-    if not device.has_fp64 and (result == D.float64 or compute == D.float64 or
-                                result == D.complex128 or compute == D.complex128):
+    found = _resolve_fast(row, a._dtype, a._device)
+    if found is None:
         return None
+    compute, result = found
     return fusion.apply(row.name, [fusion.cast(a._as_node(), compute)], result, a._shape)
 
 
@@ -198,7 +210,7 @@ def _where_fast(cond, x1, x2):
     for x in (x1, x2):
         if type(x) is not Array:
             dtype = D.scalar_result(dtype, x, device)
-    if not device.has_fp64 and (dtype == D.float64 or dtype == D.complex128):
+    if _lacks_fp64(device, dtype):
         return None
     nodes = [fusion.cast(cond._as_node(), D.bool)]
     for x in (x1, x2):
@@ -218,7 +230,7 @@ def elementwise_node(row, operands, what=None):
         node = _binary_fast(row, operands[0], operands[1])
         if node is not None:
             return node
-    elif len(operands) == 1 and row.name != "where":
+    elif len(operands) == 1:
         node = _unary_fast(row, operands[0])
         if node is not None:
             return node
