@@ -110,6 +110,26 @@ Error badEnvironment(const char *name, const std::string &value, const std::stri
   return Error(DPK_ERROR_POLICY, std::string(name) + "='" + value + "': " + what);
 }
 
+/// A boolean variable (DPK_BOUNDSCHECK, DPK_FUSION): 1, 0, true, false, and on, off where
+/// `onOff`. Sets `flag` and `origin` and records the override; unset leaves them.
+Error applySwitchVariable(Policy &policy, const char *name, bool onOff, bool &flag,
+                          std::string &origin) {
+  std::string value = environment(name);
+  if (value.empty())
+    return Error::success();
+  if (value == "1" || value == "true" || (onOff && value == "on"))
+    flag = true;
+  else if (value == "0" || value == "false" || (onOff && value == "off"))
+    flag = false;
+  else
+    return badEnvironment(name, value,
+                          onOff ? "bad value; allowed values: 1, 0, true, false, on, off"
+                                : "bad value; allowed values: 1, 0, true, false");
+  origin = name;
+  policy.environmentOverrides.push_back(std::string(name) + "=" + value);
+  return Error::success();
+}
+
 /// DPK_FALLBACK: MODE[:CLASS[,CLASS...]], e.g. "warn", "deny", "allow:compile,launch".
 Error parseFallbackVariable(const std::string &value, FallbackSettings &out) {
   const std::string syntax =
@@ -295,29 +315,11 @@ Error applyEnvironment(Policy &policy) {
     policy.placement.origin = "DPK_MIXED_DEVICES";
     policy.environmentOverrides.push_back("DPK_MIXED_DEVICES=" + value);
   }
-  if (std::string value = environment("DPK_BOUNDSCHECK"); !value.empty()) {
-    if (value == "1" || value == "true")
-      policy.boundsCheck = true;
-    else if (value == "0" || value == "false")
-      policy.boundsCheck = false;
-    else
-      return badEnvironment("DPK_BOUNDSCHECK", value,
-                            "bad value; allowed values: 1, 0, true, false");
-    policy.boundsCheckOrigin = "DPK_BOUNDSCHECK";
-    policy.environmentOverrides.push_back("DPK_BOUNDSCHECK=" + value);
-  }
-  if (std::string value = environment("DPK_FUSION"); !value.empty()) {
-    if (value == "1" || value == "true" || value == "on")
-      policy.arrays.fusion = true;
-    else if (value == "0" || value == "false" || value == "off")
-      policy.arrays.fusion = false;
-    else
-      return badEnvironment("DPK_FUSION", value,
-                            "bad value; allowed values: 1, 0, true, false, on, off");
-    policy.arrays.fusionOrigin = "DPK_FUSION";
-    policy.environmentOverrides.push_back("DPK_FUSION=" + value);
-  }
-  return Error::success();
+  if (Error error = applySwitchVariable(policy, "DPK_BOUNDSCHECK", false, policy.boundsCheck,
+                                        policy.boundsCheckOrigin))
+    return error;
+  return applySwitchVariable(policy, "DPK_FUSION", true, policy.arrays.fusion,
+                             policy.arrays.fusionOrigin);
 }
 
 Expected<Policy> loadPolicy() {
