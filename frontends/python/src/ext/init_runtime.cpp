@@ -75,17 +75,17 @@ void diagnosticsTrampoline(int level, const char *json, void *) {
 // call pair instead of a copy event, a device synchronize and the event's wait.
 void copyAndWait(Queue &q, void *dst, uintptr_t src, size_t bytes) {
   dpk_status_t status;
+  const char *call = "dpk_enqueue_copy";
   {
-    nb::gil_scoped_release release;
+    nb::gil_scoped_release release; // once for both calls, as a waited launch does
     status = dpk_enqueue_copy(nullptr, q.handle, dst, reinterpret_cast<const void *>(src), bytes,
                               0, nullptr);
+    if (status == DPK_SUCCESS) {
+      call = "dpk_queue_wait";
+      status = dpk_queue_wait(q.handle);
+    }
   }
-  check(status, "dpk_enqueue_copy");
-  {
-    nb::gil_scoped_release release;
-    status = dpk_queue_wait(q.handle);
-  }
-  check(status, "dpk_queue_wait");
+  check(status, call);
 }
 
 template <typename T> T readAs(Queue &q, uintptr_t src) {
