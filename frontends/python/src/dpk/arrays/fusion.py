@@ -16,9 +16,10 @@ stride class of every operand in every dimension after merging dimensions that a
 through together (0: broadcast, 1: contiguous, x: strided) and the rank: a Python loop over the
 same expression builds its kernel once, whatever the sizes and scalar values.
 
-The policy's ``arrays: {fusion: false}`` (or ``DPK_FUSION=0``, or ``set_enabled(False)``) turns fusion off: every operation materializes at
-once, one kernel each (results are the same: integer and exact operations bit for bit, floating
-point within the FMA contractions the compilers may make). Diagnostics level 2 lists every
+The policy's ``arrays: {fusion: false}`` (or ``DPK_FUSION=0``, or ``set_enabled(False)``) turns
+fusion off: every operation materializes at once, one kernel each (results are the same: integer
+and exact operations bit for bit, floating point within the FMA contractions the compilers may
+make). Diagnostics level 2 lists every
 fusion group (``arrays.fusion`` records: the ops, the source lines that built them, the kernel).
 """
 
