@@ -1,6 +1,9 @@
 """Automatic fusion: how many kernels a chain launches, kernel-cache hits in a loop, results
 equal to the unfused path, lazy results never observing later writes, the disk cache in a new
-process, diagnostics of fusion groups."""
+process, diagnostics of fusion groups.
+
+These tests are about the graph: operations on small host arrays, which run at once
+(dpk/arrays/immediate.py, tested in test_array_immediate.py), are switched off here."""
 
 import os
 import subprocess
@@ -11,10 +14,19 @@ import numpy as np
 import pytest
 
 import dpk
-from dpk.arrays import fusion
+from dpk.arrays import fusion, immediate
 from dpk.arrays.generated import STATS
+from dpk.arrays.immediate import launch_count
 
 from array_helpers import assert_matches, to_dpk
+
+
+@pytest.fixture(autouse=True)
+def graph_only():
+    limit = immediate.max_elements()
+    immediate.set_max_elements(0)
+    yield
+    immediate.set_max_elements(limit)
 
 
 @pytest.fixture
@@ -25,11 +37,11 @@ def unfused():
 
 
 def _launches(fn):
-    before = STATS["launches"]
+    before = launch_count()
     result = fn()
     if isinstance(result, dpk.Array):
         result._materialize()
-    return STATS["launches"] - before, result
+    return launch_count() - before, result
 
 
 def _operands(device, n=1000, dtype=np.float32):

@@ -46,6 +46,7 @@ void initErrors(nb::module_ &m);
 void initIr(nb::module_ &m);
 void initRuntime(nb::module_ &m);
 void initLaunch(nb::module_ &m);
+void initImmediate(nb::module_ &m);
 void initPolicy(nb::module_ &m);
 void initDLPack(nb::module_ &m);
 void initExtension(nb::module_ &m);

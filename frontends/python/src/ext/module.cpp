@@ -11,6 +11,7 @@ NB_MODULE(_core, m) {
   dpk::py::initDLPack(m);
   dpk::py::initRuntime(m);
   dpk::py::initLaunch(m);
+  dpk::py::initImmediate(m);
   dpk::py::initPolicy(m);
   dpk::py::initExtension(m);
 }

@@ -55,6 +55,10 @@ def _c_strides(shape):
 class Array:
     """An n-D array in the memory of one dpk device (kernels take 1 to 3 dimensions)."""
 
+    # The fixed attributes live in slots: the immediate operations (immediate.py) read and
+    # write them at their offsets from C++; anything else an array carries goes in __dict__.
+    __slots__ = ("_shape", "_dtype", "_device", "_base", "_offset", "_strides", "_node",
+                 "__dict__", "__weakref__")
     _dpk_array = True
     __array_ufunc__ = None  # NumPy's operators return NotImplemented: dpk's reflected run
     # The graph leaf of a materialized array, made on first use (_as_node): its memory and

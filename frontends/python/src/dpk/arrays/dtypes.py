@@ -191,6 +191,11 @@ def scalar_result(array_dtype, value, device=None):
 _INT_RANGE = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for d in INTEGER}
 
 
+def int_range(dtype):
+    """(lowest, highest) value of the integer dtype, as Python ints."""
+    return _INT_RANGE[dtype]
+
+
 def check_int_range(value, dtype):
     lo, hi = _INT_RANGE[dtype]
     if not lo <= value <= hi:

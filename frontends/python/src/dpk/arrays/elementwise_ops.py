@@ -18,7 +18,7 @@ from .._errors import DeviceMismatchError, DTypeError, ShapeError
 from .._runtime import diagnostics
 from .._runtime.devices import get_current_device
 from . import dtypes as D
-from . import array_object, fusion, indexing
+from . import array_object, fusion, immediate, indexing
 from .array_object import Array, _check_device_dtype, asarray
 from .elementwise_table import INPLACE, OPERATORS, REFLECTED, Row, resolve
 from .memory import broadcast_shape
@@ -279,7 +279,21 @@ def _power_by_constant(row, items, nodes):
 
 
 
+# Small host arrays: the operation runs at once (immediate.py), else it becomes a graph node.
+_IMMEDIATE = immediate.create(elementwise_node)
+_OP_IDS = immediate.OP_IDS
+_now_unary = _IMMEDIATE.unary
+_now_binary = _IMMEDIATE.binary
+
 def elementwise(row, *operands, what=None):
+    if len(operands) == 2:
+        result = _now_binary(_OP_IDS[row.name], operands[0], operands[1])
+        if result is not None:
+            return result
+    elif len(operands) == 1:
+        result = _now_unary(_OP_IDS[row.name], operands[0])
+        if result is not None:
+            return result
     node = elementwise_node(row, operands, what)
     if node is None:
         return NotImplemented
@@ -289,11 +303,20 @@ def elementwise(row, *operands, what=None):
 def _operator(row, op_name):
     what = f"x.{op_name}(y)" if row.arity == 2 else f"x.{op_name}()"
 
+    op = _OP_IDS[row.name]
+    # (the immediate path is tried here rather than through elementwise(): a one-element
+    # `x + 1` is launch-bound, and the extra call with its packed arguments is a tenth of it)
     if row.arity == 1:
         def method(self):
+            result = _now_unary(op, self)
+            if result is not None:
+                return result
             return elementwise(row, self, what=what)
     else:
         def method(self, other):
+            result = _now_binary(op, self, other)
+            if result is not None:
+                return result
             return elementwise(row, self, other, what=what)
     method.__name__ = op_name
     method.__doc__ = f"The Array API's {op_name}: dpk.{row.name}."
@@ -303,7 +326,12 @@ def _operator(row, op_name):
 def _reflected(row, op_name):
     what = f"x.{op_name}(y)"
 
+    op = _OP_IDS[row.name]
+
     def method(self, other):
+        result = _now_binary(op, other, self)
+        if result is not None:
+            return result
         return elementwise(row, other, self, what=what)
     method.__name__ = op_name
     return method

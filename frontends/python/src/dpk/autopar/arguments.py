@@ -203,7 +203,7 @@ class _HostWrap:
     shape, strides, dtype and writability and builds a fresh view (a fresh one so that a view
     a call lets escape keeps the array alive like any other)."""
 
-    __slots__ = ("ref", "ptr", "shape", "strides", "dtype", "writeable", "state")
+    __slots__ = ("ref", "ptr", "shape", "strides", "dtype", "writeable", "geometry", "state")
 
     def __init__(self, a, device):
         if any(stride % a.itemsize for stride in a.strides):
@@ -219,17 +219,19 @@ class _HostWrap:
         # the view's attributes, launch signature included (_dpk_sig, _dpk_view: cached
         # properties, the same for every view of this memory)
         view._dpk_sig, view._dpk_view  # noqa: B018 (computes and caches them)
+        # (an Array keeps its geometry in slots and the cached properties in its __dict__)
+        self.geometry = (view._shape, view._dtype, view._device, view._offset, view._strides)
         state = dict(view.__dict__)
-        state.pop("_base")
         state.pop("_leaf", None)  # a graph leaf names the memory: each view makes its own
         self.state = state
 
     def view(self, a, device):
         base = Buffer(device, a.nbytes, ptr=self.ptr, owner=a, read_only=not self.writeable)
         out = object.__new__(Array)
-        d = out.__dict__
-        d.update(self.state)
-        d["_base"] = base
+        out._shape, out._dtype, out._device, out._offset, out._strides = self.geometry
+        out._base = base
+        out._node = None
+        out.__dict__.update(self.state)
         return out
 
 
