@@ -369,7 +369,6 @@ def test_interchange(device):
 
 
 def test_fusion_one_kernel(host):
-    from dpk.arrays import generated as G
     a = sample(1000, "complex128", 8)
     x = dpk.asarray(a, device=host)
     before = immediate.launch_count()
