@@ -443,7 +443,9 @@ private:
   }
 
   nb::object run(int op, const Operand &a, const Operand *b) {
-    Entry &entry = entryFor(op, a, b);
+    // A copy (references, not new objects): the GIL is released during the launch, and another
+    // thread may clear the table meanwhile.
+    const Entry entry = entryFor(op, a, b);
     if (!entry.usable)
       return nb::none();
     const Operand &array = a.isArray ? a : *b;
