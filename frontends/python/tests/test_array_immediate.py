@@ -203,3 +203,33 @@ def test_diagnostics_level_2_keeps_every_operation_on_the_graph(tmp_path):
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "LAZY True" in run.stdout, run.stdout
+
+
+def test_threads_share_the_table_and_the_host_queue(host):
+    import threading
+    x = to_dpk(np.arange(8, dtype=np.int64), host)
+    wrong = []
+
+    def work(k):
+        for i in range(300):
+            got = (x * k + i).asnumpy()
+            if not np.array_equal(got, np.arange(8) * k + i):
+                wrong.append((k, i, got))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not wrong, wrong[:3]
+
+
+def test_read_only_and_borrowed_inputs(host):
+    data = np.arange(5, dtype=np.float32)
+    data.setflags(write=False)
+    x = dpk.asarray(data, device=host, copy=False)  # NumPy's memory, read-only
+    y = x * 2
+    assert _is_immediate(y)
+    y[0] = 7  # the result is dpk's own, writable memory
+    assert_matches(y, np.array([7, 2, 4, 6, 8], np.float32))
+    np.testing.assert_array_equal(data, np.arange(5))
