@@ -273,6 +273,26 @@ void initRuntime(nb::module_ &m) {
           "Copies `bytes` from `src` to the host address `dst` and waits for the queue: the copy "
           "and every command before it (whose first failure it raises). One call, no event.")
       .def(
+          "read_into",
+          [](Queue &q, nb::handle dst, uintptr_t src, size_t bytes) {
+            // (a writable C-contiguous buffer such as a new NumPy array: its address through
+            // the buffer protocol costs a fraction of NumPy's `ctypes.data`)
+            Py_buffer view;
+            if (PyObject_GetBuffer(dst.ptr(), &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0)
+              throw nb::python_error();
+            struct Release {
+              Py_buffer *view;
+              ~Release() { PyBuffer_Release(view); }
+            } release{&view};
+            if ((size_t)view.len < bytes)
+              throw StatusError(DPK_ERROR_INVALID_ARGUMENT,
+                                "read_into: the destination holds " + std::to_string(view.len) +
+                                    " bytes, " + std::to_string(bytes) + " asked for");
+            copyAndWait(q, view.buf, src, bytes);
+          },
+          "dst"_a, "src"_a, "bytes"_a,
+          "`read` into a writable C-contiguous buffer (a NumPy array) instead of an address.")
+      .def(
           "read_scalar",
           [](Queue &q, uintptr_t src, const std::string &code) { return readScalar(q, src, code); },
           "src"_a, "code"_a,

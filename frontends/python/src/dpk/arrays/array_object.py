@@ -336,7 +336,7 @@ class Array:
         out = np.empty(self._shape, dtype=self._dtype)
         if self.nbytes:
             ptr = src._base.ptr + src._offset * self._dtype.itemsize
-            generated.read_back(self._device, out.ctypes.data, ptr, self.nbytes)
+            generated.read_into(self._device, out, ptr, self.nbytes)
         return out
 
     # ---- interchange (interchange.py has the rules) -------------------------------------------

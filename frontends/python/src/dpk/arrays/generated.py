@@ -146,6 +146,12 @@ def read_back(device, dst, src, nbytes):
     device.queue.read(dst, src, nbytes)
 
 
+def read_into(device, out, src, nbytes):
+    """read_back into `out`, a writable C-contiguous NumPy array (its address found through the
+    buffer protocol: NumPy's ``ctypes.data`` costs microseconds)."""
+    device.queue.read_into(out, src, nbytes)
+
+
 def read_scalar(device, src, dtype):
     """The element of `dtype` at device address `src` as a Python number, read as read_back
     reads (no NumPy array is made: ``float(dpk.sum(x))`` ends here)."""
