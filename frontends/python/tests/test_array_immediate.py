@@ -233,3 +233,73 @@ def test_read_only_and_borrowed_inputs(host):
     y[0] = 7  # the result is dpk's own, writable memory
     assert_matches(y, np.array([7, 2, 4, 6, 8], np.float32))
     np.testing.assert_array_equal(data, np.arange(5))
+
+
+_INPLACE = ["__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
+            "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__"]
+
+
+def _inplace_outcome(dtype, name, make_other, host):
+    x = to_dpk(sample(dtype, seed=4), host)
+    base = x._base
+    try:
+        r = getattr(x, name)(make_other(x))
+    except Exception as e:  # noqa: BLE001 - the exception is what is compared
+        return ("raised", type(e), str(e)), None, None
+    if r is NotImplemented:
+        return ("NotImplemented",), None, None
+    assert r is x and x._base is base  # in place: the same array, the same memory
+    return ("value", x.dtype, x.shape), x.asnumpy(), None
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("name", _INPLACE)
+def test_inplace_operators_are_the_graphs(host, name, dtype):
+    others = {"array": lambda x: to_dpk(sample(dtype, seed=5), host), "itself": lambda x: x,
+              "int": lambda x: 3, "float": lambda x: 1.5, "bool": lambda x: True}
+    for label, make in others.items():
+        first = _inplace_outcome(dtype, name, make, host)
+        limit = immediate.max_elements()
+        immediate.set_max_elements(0)
+        try:
+            second = _inplace_outcome(dtype, name, make, host)
+        finally:
+            immediate.set_max_elements(limit)
+        _assert_same(first, second, (name, dtype, label))
+
+
+def test_inplace_runs_at_once_and_keeps_the_general_rules(host):
+    x = to_dpk(np.arange(6, dtype=np.float32), host)
+    before = immediate.launch_count()
+    x += 1
+    x *= 2
+    assert immediate.launch_count() - before == 2
+    assert_matches(x, (np.arange(6) + 1.0) * 2)
+    # a lazy result reading x's memory: computed before the write (general path)
+    lazy = x[::2] * 10
+    assert lazy._node is not None
+    x += 100
+    assert_matches(lazy, ((np.arange(6) + 1.0) * 2)[::2] * 10)
+    # overlapping views of one memory: the general path reads a private copy, as NumPy does
+    a = np.arange(8, dtype=np.int64)
+    y = to_dpk(a, host)
+    y[1:] += y[:-1]
+    a[1:] += a[:-1].copy()
+    assert_matches(y, a)
+    # a result dtype x cannot hold, and read-only memory: the general path's errors
+    i = to_dpk(np.arange(3, dtype=np.int32), host)
+    with pytest.raises(dpk.DTypeError):
+        i += 2.5
+    data = np.arange(3, dtype=np.float32)
+    data.setflags(write=False)
+    r = dpk.asarray(data, device=host, copy=False)
+    limit = immediate.max_elements()
+    immediate.set_max_elements(0)
+    try:
+        with pytest.raises(Exception) as general:
+            r += 1
+    finally:
+        immediate.set_max_elements(limit)
+    with pytest.raises(type(general.value), match="read"):
+        r += 1
+    np.testing.assert_array_equal(data, np.arange(3))

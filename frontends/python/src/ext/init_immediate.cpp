@@ -67,10 +67,9 @@ private:
   }
 };
 
-PyObject *const ptrName = [] {
-  PyObject *name = PyUnicode_InternFromString("ptr");
-  return name; // kept for the process's lifetime
-}();
+// Attribute names of an array's base (a Buffer or a SmallBlock), kept for the process's lifetime.
+PyObject *const ptrName = PyUnicode_InternFromString("ptr");
+PyObject *const readOnlyName = PyUnicode_InternFromString("read_only");
 
 // ---- result memory -----------------------------------------------------------------------------
 
@@ -312,6 +311,33 @@ public:
     return nb::none();
   }
 
+  /// `x op= y` into x's own memory: x's array and dtype must be the result's, x must be
+  /// writable, and y (an array) may not overlap x except as the very same elements. Returns x,
+  /// or None for the general path (which also flushes lazy readers of x: the caller makes sure
+  /// there are none before calling).
+  nb::object inplace(int op, nb::handle x, nb::handle y) {
+    Operand a, b;
+    if (!readArray(x.ptr(), a))
+      return nb::none();
+    if (Py_TYPE(y.ptr()) == arrayType_) {
+      if (!readArray(y.ptr(), b) || a.device != b.device || !sameShape(a.shape, b.shape))
+        return nb::none();
+    } else if (!readScalar(y.ptr(), b)) {
+      return nb::none();
+    }
+    PyObject *readOnly = PyObject_GetAttr(a.base, readOnlyName);
+    if (!readOnly)
+      throw nb::python_error();
+    int isReadOnly = PyObject_IsTrue(readOnly);
+    Py_DECREF(readOnly);
+    if (isReadOnly != 0) // (or an error): the general path raises its own
+      return nb::none();
+    nb::object done = run(op, a, &b, &a);
+    if (done.is_none())
+      return done;
+    return nb::borrow(x);
+  }
+
   int64_t maxElements() const { return maxElements_; }
   void setMaxElements(int64_t n) { maxElements_ = n; }
   size_t entryCount() const { return entries_.size(); }
@@ -442,13 +468,23 @@ private:
     return entries_.emplace(key, std::move(entry)).first->second;
   }
 
-  nb::object run(int op, const Operand &a, const Operand *b) {
+  /// Runs op(a[, b]) into a new block, or into `into` (an in-place operation's target, which is
+  /// `a`); None when the general path must.
+  nb::object run(int op, const Operand &a, const Operand *b, const Operand *into = nullptr) {
     // A copy (references, not new objects): the GIL is released during the launch, and another
     // thread may clear the table meanwhile.
     const Entry entry = entryFor(op, a, b);
     if (!entry.usable)
       return nb::none();
     const Operand &array = a.isArray ? a : *b;
+    if (into) {
+      if (entry.resultDtype.ptr() != into->dtype)
+        return nb::none(); // a cast into x's dtype: the general path's rules and checks
+      if (b && b->isArray && !sameMemory(*into, *b) &&
+          overlap(dataOf(*into, entry.operandItemsize[0]), dataOf(*b, entry.operandItemsize[1]),
+                  (size_t)array.size * entry.itemsize, (size_t)b->size * entry.operandItemsize[1]))
+        return nb::none(); // y reads elements x's other work-items write
+    }
 
     dpk_view_arg_t views[3];
     dpk_arg_t args[3];
@@ -474,9 +510,14 @@ private:
         return nb::none(); // the general path converts or rejects it, with its message
     }
 
-    nb::object memoryObj = newSmallBlock(entry.deviceHandle, entry.deviceObj.ptr(),
-                                         (size_t)array.size * entry.itemsize);
-    addView((void *)(uintptr_t)((SmallBlockObject *)memoryObj.ptr())->ptr);
+    nb::object memoryObj;
+    if (into) {
+      addView(dataOf(*into, entry.operandItemsize[0]));
+    } else {
+      memoryObj = newSmallBlock(entry.deviceHandle, entry.deviceObj.ptr(),
+                                (size_t)array.size * entry.itemsize);
+      addView((void *)(uintptr_t)((SmallBlockObject *)memoryObj.ptr())->ptr);
+    }
     addView(dataOf(array, entry.operandItemsize[0]));
     if (a.isArray && b && b->isArray && !sameMemory(a, *b))
       addView(dataOf(*b, entry.operandItemsize[1]));
@@ -520,7 +561,14 @@ private:
       throw StatusError(status, message.empty() ? "kernel launch failed" : message);
     }
     ++launches_;
+    if (into)
+      return nb::borrow(into->object);
     return makeArray(array, entry, memoryObj);
+  }
+
+  static bool overlap(const void *p, const void *q, size_t pBytes, size_t qBytes) {
+    auto x = (uintptr_t)p, y = (uintptr_t)q;
+    return x < y + qBytes && y < x + pBytes;
   }
 
   /// Whether two array operands view the same elements (the graph then has one leaf for both).
@@ -587,6 +635,9 @@ void initImmediate(nb::module_ &m) {
            "The result of op(x) as a new Array, or None (the general path's case).")
       .def("binary", &ImmediateOps::binary, "op"_a, "x"_a.none(), "y"_a.none(),
            "The result of op(x, y) as a new Array, or None (the general path's case).")
+      .def("inplace", &ImmediateOps::inplace, "op"_a, "x"_a.none(), "y"_a.none(),
+           "x op= y in x's memory; x, or None (the general path's case). The caller makes "
+           "sure no lazy result reads x's memory.")
       .def_prop_rw("max_elements", &ImmediateOps::maxElements, &ImmediateOps::setMaxElements)
       .def_prop_ro("entry_count", &ImmediateOps::entryCount)
       .def_prop_ro("launches", &ImmediateOps::launches, "Kernels launched so far.")

@@ -284,6 +284,7 @@ _IMMEDIATE = immediate.create(elementwise_node)
 _OP_IDS = immediate.OP_IDS
 _now_unary = _IMMEDIATE.unary
 _now_binary = _IMMEDIATE.binary
+_now_inplace = _IMMEDIATE.inplace
 
 def elementwise(row, *operands, what=None):
     if len(operands) == 2:
@@ -339,8 +340,14 @@ def _reflected(row, op_name):
 
 def _inplace(row, op_name):
     what = f"x.{op_name}(y)"
+    op = _OP_IDS[row.name]
+    pending = fusion.pending_readers()
 
     def method(self, other):
+        # Immediately when no lazy result could read x's memory (they would have to be computed
+        # first: the general path's assign does that)
+        if not pending and _now_inplace(op, self, other) is not None:
+            return self
         self._materialize()
         node = elementwise_node(row, (self, other), what)
         if node is None:

@@ -259,6 +259,12 @@ def flush_arguments(args):
             flush_readers(base, keep=arg)
 
 
+def pending_readers():
+    """The registry of lazy arrays (a dict, empty when there are none), for callers that test it
+    on every operation: the object stays the same for the process's life."""
+    return _pending_refs
+
+
 def pending_count():
     return len(_pending_refs)
 

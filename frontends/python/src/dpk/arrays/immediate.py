@@ -11,8 +11,10 @@ and a chain of immediate operations on a few elements costs less than building i
 An operation is immediate when every array operand is a materialized ``Array`` on the host
 device with 1 to ``MAX_ELEMENTS`` elements in C order (one element: any strides), the operands
 have one shape, the other operand (if any) is a Python bool, int or float, and ``learn`` below
-accepts the combination. Everything else (lazy operands, NumPy operands, broadcasting, views
-with gaps, other devices, complex dtypes, in-place operators) takes the general path. The
+accepts the combination. In-place operators too, into x's memory, when the result's dtype is
+x's, x is writable, an array operand is x's very elements or does not overlap them, and no lazy
+result exists (it might read x). Everything else (lazy operands, NumPy operands, broadcasting,
+views with gaps, other devices, complex dtypes) takes the general path. The
 result is what the general path computes: the kernel is the one it generates for the same graph
 over the operands' elements as flat views, and the first call of each combination goes through
 the general path's checks (dtype rules, errors) before anything runs.
