@@ -291,19 +291,12 @@ public:
 
   nb::object binary(int op, nb::handle x, nb::handle y) {
     Operand a, b;
-    bool xArray = Py_TYPE(x.ptr()) == arrayType_, yArray = Py_TYPE(y.ptr()) == arrayType_;
-    if (xArray && yArray) {
-      if (!readArray(x.ptr(), a) || !readArray(y.ptr(), b) || a.device != b.device ||
-          !sameShape(a.shape, b.shape))
+    if (Py_TYPE(x.ptr()) == arrayType_) {
+      if (!readArray(x.ptr(), a) || !readPartner(y.ptr(), a, b))
         return nb::none();
       return run(op, a, &b);
     }
-    if (xArray) {
-      if (!readScalar(y.ptr(), b) || !readArray(x.ptr(), a))
-        return nb::none();
-      return run(op, a, &b);
-    }
-    if (yArray) {
+    if (Py_TYPE(y.ptr()) == arrayType_) { // `1 - x`
       if (!readScalar(x.ptr(), a) || !readArray(y.ptr(), b))
         return nb::none();
       return run(op, a, &b);
@@ -317,14 +310,8 @@ public:
   /// there are none before calling).
   nb::object inplace(int op, nb::handle x, nb::handle y) {
     Operand a, b;
-    if (!readArray(x.ptr(), a))
+    if (!readArray(x.ptr(), a) || !readPartner(y.ptr(), a, b))
       return nb::none();
-    if (Py_TYPE(y.ptr()) == arrayType_) {
-      if (!readArray(y.ptr(), b) || a.device != b.device || !sameShape(a.shape, b.shape))
-        return nb::none();
-    } else if (!readScalar(y.ptr(), b)) {
-      return nb::none();
-    }
     PyObject *readOnly = PyObject_GetAttr(a.base, readOnlyName);
     if (!readOnly)
       throw nb::python_error();
@@ -400,6 +387,13 @@ private:
     if (PyErr_Occurred())
       throw nb::python_error();
     return true;
+  }
+
+  /// Reads the operand beside array `a`: an array of a's device and shape, or a scalar.
+  bool readPartner(PyObject *o, const Operand &a, Operand &out) {
+    if (Py_TYPE(o) != arrayType_)
+      return readScalar(o, out);
+    return readArray(o, out) && out.device == a.device && sameShape(a.shape, out.shape);
   }
 
   static bool readScalar(PyObject *o, Operand &out) {

@@ -295,6 +295,12 @@ def elementwise(row, *operands, what=None):
         result = _now_unary(_OP_IDS[row.name], operands[0])
         if result is not None:
             return result
+    return _lazy_elementwise(row, operands, what)
+
+
+def _lazy_elementwise(row, operands, what):
+    """The operation as a graph node's lazy Array (no immediate attempt: the caller made it),
+    or NotImplemented for an operand of a type dpk does not take."""
     node = elementwise_node(row, operands, what)
     if node is None:
         return NotImplemented
@@ -312,13 +318,13 @@ def _operator(row, op_name):
             result = _now_unary(op, self)
             if result is not None:
                 return result
-            return elementwise(row, self, what=what)
+            return _lazy_elementwise(row, (self,), what)
     else:
         def method(self, other):
             result = _now_binary(op, self, other)
             if result is not None:
                 return result
-            return elementwise(row, self, other, what=what)
+            return _lazy_elementwise(row, (self, other), what)
     method.__name__ = op_name
     method.__doc__ = f"The Array API's {op_name}: dpk.{row.name}."
     return method
@@ -333,7 +339,7 @@ def _reflected(row, op_name):
         result = _now_binary(op, other, self)
         if result is not None:
             return result
-        return elementwise(row, other, self, what=what)
+        return _lazy_elementwise(row, (other, self), what)
     method.__name__ = op_name
     return method
 
