@@ -132,6 +132,60 @@ def test_reductions_of_one_shape_reuse_their_recipe(device):
     assert len(reduction._recipes) == recipes + 2  # another shape, another recipe
 
 
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int32", "float32", "float64",
+                                   "complex64"])
+def test_whole_array_reductions_take_the_leaf_shortcut(device, dtype, monkeypatch):
+    # A materialized array's second sum/prod/min/max over every axis comes straight from its
+    # leaf's memo (statistical_functions._whole): the same dtype, shape and bits as the general
+    # path, the array's current values, and the general path whenever the memo does not apply.
+    from dpk.arrays import reduction, statistical_functions as SF
+    host = np.resize(np.array([3, 0, 7, 1, 5, 2], dtype=dtype), 2000)
+    x = to_dpk(host, device)
+    # (complex prod is a tree of multiplications, not a reduction kernel: no memo to take)
+    names = ["sum"] if dtype == "complex64" else ["sum", "prod", "min", "max"]
+    if dtype == "bool":
+        names.remove("prod")
+    assert SF._whole(x, "sum", SF._sum_dtype(x, None)) is None  # nothing memoized yet
+    for name in names:
+        fn = getattr(dpk, name)
+        acc = SF._sum_dtype(x, None) if name in ("sum", "prod") else x.dtype
+        general = fn(x, axis=tuple(range(x.ndim)))     # an explicit axis: the general path
+        first = fn(x)                                  # memoizes (the general path again)
+        taken = SF._whole(x, name, acc)
+        assert taken is not None, f"{name}: no shortcut after a first call"
+        for got in (first, taken, fn(x)):
+            assert got.shape == () and got.dtype == general.dtype and got.device is device
+            assert got.asnumpy().tobytes() == general.asnumpy().tobytes(), name
+    x[0] = 9 if dtype != "bool" else False              # the memo holds the address, not values
+    host = host.copy()
+    host[0] = 9 if dtype != "bool" else False
+    assert_matches(dpk.sum(x), np.sum(host, dtype=SF._sum_dtype(x, None)))
+    # what the memo does not cover takes the general path
+    monkeypatch.setattr(reduction, "UNROLL", 8)          # a knob the recipes depend on
+    assert SF._whole(x, "sum", SF._sum_dtype(x, None)) is None
+    assert_matches(dpk.sum(x), np.sum(host, dtype=SF._sum_dtype(x, None)))
+    lazy = x + x if dtype != "bool" else x & x
+    assert SF._whole(lazy, "sum", SF._sum_dtype(x, None)) is None
+    assert SF._whole(x[::2], "sum", SF._sum_dtype(x, None)) is None  # a view: its own leaf
+
+
+def test_whole_array_reductions_report_at_level_2(device, tmp_path):
+    # The shortcut reports nothing, so diagnostics at level 2 take the general path, which lists
+    # each reduction's fusion group: two sums of one array, two records.
+    code = textwrap.dedent(f"""
+        import numpy as np, dpk
+        x = dpk.asarray(np.arange(100.0), device=dpk.select_device({device.filter_string!r}))
+        with dpk.diagnostics.capture() as records:
+            float(dpk.sum(x)); float(dpk.sum(x))
+        print("OPS", [r["ops"] for r in records if r.get("event") == "arrays.fusion"])
+    """)
+    env = dict(os.environ, DPK_DIAGNOSTICS="2", DPK_CACHE_DIR=str(tmp_path / "cache"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "OPS ['sum(copy)', 'sum(copy)']" in out.stdout, out.stdout + out.stderr
+
+
 def test_lazy_results_do_not_see_later_writes(device):
     x = to_dpk(np.arange(6, dtype=np.int64), device)
     y = x + 1                      # lazy, reads x

@@ -272,13 +272,29 @@ def reduce(op, node, axes, device):
             if node.memo is None:
                 node.memo = {}
             node.memo[memo_key] = (recipe, head)
+    if plan is not None and recipe.M:
+        fusion_report(plan, recipe.steps[0].kernel, node, op)
+    return run_recipe(recipe, head, device, op)
+
+
+def memoized_full(op, leaf):
+    """(recipe, head) of a reduction of every axis of `leaf` (an array's leaf) with `op` that
+    reduce() ran before and memoized with the current knobs, or None. What the statistical
+    functions' shortcut for whole materialized arrays takes (statistical_functions._whole)."""
+    memo = leaf.memo
+    if memo is None:
+        return None
+    return memo.get((op, tuple(range(len(leaf.shape))), _knobs()))
+
+
+def run_recipe(recipe, head, device, op):
+    """Launches `recipe` with `head` (the leaves' and scalars' arguments) into a new Buffer of
+    recipe.M results."""
     res_dtype = op.pair or op.acc_dtypes[op.result]
     out = Buffer(device, max(recipe.M, 0) * res_dtype.itemsize)
     if recipe.M == 0:
         return out
     first = recipe.steps[0]
-    if plan is not None:
-        fusion_report(plan, first.kernel, node, op)
     view_arg = G.view_arg
     if recipe.single:
         first.fire([view_arg(out.ptr, device)] + recipe.scratch_args(device), head)
