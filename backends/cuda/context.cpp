@@ -2,6 +2,7 @@
 #include "context.hpp"
 
 #include "memory.hpp"
+#include "small_read.hpp"
 
 #include <memory>
 
@@ -41,6 +42,7 @@ void releaseContextRef(Context *context) {
   if (makeCurrent(context->native) == DPK_SUCCESS) {
     for (CUevent event : context->spareEvents)
       cu.eventDestroy(event);
+    releaseSmallReadKernel(*context);
     std::string whyNot;
     if (const CublasApi *blas = context->blas ? loadCublas(whyNot) : nullptr)
       blas->destroy(context->blas);

@@ -26,7 +26,7 @@ struct Allocation {
 struct Context : RefCounted {
   Device *device = nullptr;
   CUcontext native = nullptr;
-  std::mutex lock; // guards allocations, spareEvents and peersTried
+  std::mutex lock; // guards allocations, spareEvents, peersTried and the small-read kernel
   std::unordered_map<void *, Allocation> allocations;
   /// Timing-free CUDA events kept for reuse: a command's event is created and destroyed at
   /// launch rate, and recycling skips both driver calls.
@@ -37,6 +37,10 @@ struct Context : RefCounted {
   /// stream at a time, so blasLock is held from cublasSetStream to the GEMM's enqueue.
   std::mutex blasLock;
   cublasHandle_t blas = nullptr;
+  /// The copy kernel of small reads (small_read.hpp), loaded by the first one; guarded by lock.
+  bool smallReadTried = false;
+  CUmodule smallReadModule = nullptr;
+  CUfunction smallReadKernel = nullptr;
 
   /// A CU_EVENT_DISABLE_TIMING event of this context (the context must be current).
   dpk_status_t takeEvent(CUevent &out);

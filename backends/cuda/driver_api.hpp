@@ -80,7 +80,14 @@ enum : int {
 // CUpointer_attribute values.
 enum : int {
   CU_POINTER_ATTRIBUTE_CONTEXT = 1,
+  CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
   CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+};
+
+// CUmemorytype values (CU_POINTER_ATTRIBUTE_MEMORY_TYPE).
+enum : unsigned {
+  CU_MEMORYTYPE_HOST = 1,
+  CU_MEMORYTYPE_DEVICE = 2,
 };
 
 // CUfunction_attribute values.
@@ -150,6 +157,7 @@ enum : unsigned {
   X(streamCreate, "cuStreamCreate", CUresult, (CUstream * stream, unsigned flags))                 \
   X(streamDestroy, "cuStreamDestroy_v2", CUresult, (CUstream stream))                              \
   X(streamSynchronize, "cuStreamSynchronize", CUresult, (CUstream stream))                         \
+  X(streamQuery, "cuStreamQuery", CUresult, (CUstream stream))                                     \
   X(streamGetCtx, "cuStreamGetCtx", CUresult, (CUstream stream, CUcontext * context))              \
   X(streamWaitEvent, "cuStreamWaitEvent", CUresult,                                                \
     (CUstream stream, CUevent event, unsigned flags))                                              \

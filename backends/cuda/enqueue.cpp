@@ -21,6 +21,7 @@
 #include "geometry.hpp"
 #include "kernel.hpp"
 #include "peer.hpp"
+#include "small_read.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -110,11 +111,19 @@ dpk_status_t enqueueCopy(dpk_pl_event_t *outEvent, dpk_pl_queue_t handle, void *
   std::unique_ptr<Event> event;
   RETURN_ON_FAILURE(beginCommandEvent(queue, outEvent != nullptr, CommandKind::Copy, bytes,
                                       queue.latestKernel(), event));
+  // A few bytes to pageable memory behind a running kernel (a reduction's result): the copy
+  // kernel (small_read.hpp), or the copy engine when it is unavailable.
+  dpk_status_t read = DPK_ERROR_UNSUPPORTED;
+  if (isSmallRead(queue, dst, src, bytes)) {
+    read = smallRead(queue, dst, src, bytes);
+    if (read != DPK_SUCCESS && read != DPK_ERROR_UNSUPPORTED)
+      return read;
+  }
   // Unified addressing: the driver infers the direction (host pageable, pinned, device,
   // managed) from the pointers; between two GPUs it copies directly once peer access is on.
   if (bytes >= PeerCheckMinBytes)
     enablePeerAccessFor(*queue.context, dst, src);
-  if (bytes)
+  if (bytes && read != DPK_SUCCESS)
     CUDA_RETURN_ON_FAILURE(cu.memcpyAsync(address(dst), address(src), bytes, queue.stream),
                            "cuMemcpyAsync");
   return endCommandEvent(queue, event, outEvent);

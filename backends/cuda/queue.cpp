@@ -2,6 +2,7 @@
 #include "queue.hpp"
 
 #include "NativeQueue.h"
+#include "small_read.hpp"
 
 #include <cstdint>
 
@@ -24,8 +25,12 @@ dpk_status_t queueRelease(dpk_pl_queue_t handle) {
   Queue *queue = toQueue(handle);
   // cuStreamDestroy returns at once; the driver frees the stream after its work completes.
   dpk_status_t status = makeCurrent(queue->context->native);
-  if (status == DPK_SUCCESS && queue->ownsStream)
-    status = checkCu(cu.streamDestroy(queue->stream), "cuStreamDestroy");
+  if (status == DPK_SUCCESS) {
+    if (queue->ownsStream)
+      status = checkCu(cu.streamDestroy(queue->stream), "cuStreamDestroy");
+    // A small read returns after its stream's synchronize, so no kernel writes the block now.
+    releaseSmallReadStaging(*queue);
+  }
   releaseContextRef(queue->context);
   delete queue;
   return status;

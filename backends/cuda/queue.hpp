@@ -29,6 +29,10 @@ struct Queue {
   /// same kernel as the one before costs one load instead of a lock pair. Equal pointers are the
   /// same name: lastKernel keeps the string alive, so no other name can take its address.
   std::atomic<const std::string *> lastKernelName{nullptr};
+  /// Pinned, device-mapped staging block of small reads (small_read.hpp), made by the first one;
+  /// readLock guards it while a read uses it.
+  std::mutex readLock;
+  void *readStaging = nullptr;
 
   std::shared_ptr<const std::string> latestKernel() {
     std::lock_guard<std::mutex> guard(lock);

@@ -11,7 +11,8 @@
 // none (an event costs the plugin a record per launch and a wait per event, which on a GPU is
 // most of an empty launch's overhead): the queue only counts such launches and remembers the
 // last one's kernel, and wait() learns of their failures from the plugin's queue_finish, which
-// reports the queue's first asynchronous error (plugin.h).
+// reports the queue's first asynchronous error (plugin.h). A copy nobody asked an event for
+// gets none either (Transfer.h: a read to the host is a copy and a wait).
 #ifndef DPK_CORE_RUNTIME_QUEUE_H
 #define DPK_CORE_RUNTIME_QUEUE_H
 

@@ -94,7 +94,7 @@ Error copyOnDevice(Device &device, void *dst, const void *src, size_t bytes) {
 }
 
 Expected<Ref<Event>> enqueueCopy(Queue &queue, void *dst, const void *src, size_t bytes,
-                                 const std::vector<Event *> &deps) {
+                                 const std::vector<Event *> &deps, bool wantEvent) {
   Device &device = queue.device();
   Expected<Endpoint> source = locate(src, bytes, device, "copy source");
   if (!source)
@@ -110,12 +110,16 @@ Expected<Ref<Event>> enqueueCopy(Queue &queue, void *dst, const void *src, size_
     Expected<std::vector<dpk_pl_event_t>> natives = queue.resolveDependencies(deps);
     if (!natives)
       return natives.takeError();
+    bool pluginEvent = wantEvent || timed || !queue.finishReportsFailures();
     dpk_pl_event_t native = nullptr;
     dpk_status_t status = device.plugin().table.enqueue_copy(
-        &native, queue.native(), dst, src, bytes, static_cast<uint32_t>(natives->size()), natives->data());
+        pluginEvent ? &native : nullptr, queue.native(), dst, src, bytes,
+        static_cast<uint32_t>(natives->size()), natives->data());
     if (status != DPK_SUCCESS)
       return device.plugin().check(status, "copying " + std::to_string(bytes) + " bytes on " +
                                                device.describe());
+    if (!pluginEvent)
+      return Ref<Event>();
     Ref<Event> event = Event::fromPlugin(device, native, "copy", "");
     queue.track(event);
     if (timed) {

@@ -16,8 +16,13 @@ namespace dpk::runtime {
 
 class Queue;
 
+/// wantEvent false: the caller never asks about this copy (the C API's out_event is NULL), so
+/// where the plugin's queue_finish reports asynchronous failures the plugin makes no event for
+/// it and the returned Ref is empty; the queue's wait reports a failure (Queue.h). A read of a
+/// reduction's result to the host is a copy and a wait, and the event's record and wait were a
+/// microsecond or two of it on a GPU.
 Expected<Ref<Event>> enqueueCopy(Queue &queue, void *dst, const void *src, size_t bytes,
-                                 const std::vector<Event *> &deps);
+                                 const std::vector<Event *> &deps, bool wantEvent = true);
 Expected<Ref<Event>> enqueueFill(Queue &queue, void *dst, const void *pattern,
                                  size_t patternSize, size_t bytes,
                                  const std::vector<Event *> &deps);

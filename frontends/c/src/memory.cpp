@@ -57,7 +57,7 @@ dpk_status_t dpk_enqueue_copy(dpk_event_t *out_event, dpk_queue_t queue, void *d
     if (!events)
       return events.takeError();
     Expected<runtime::Ref<runtime::Event>> event =
-        runtime::enqueueCopy(**resolved, dst, src, bytes, *events);
+        runtime::enqueueCopy(**resolved, dst, src, bytes, *events, out_event != nullptr);
     if (!event)
       return event.takeError();
     giveEvent(out_event, *event, **resolved);

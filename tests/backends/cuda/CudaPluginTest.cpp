@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -225,6 +227,33 @@ TEST_F(CudaDevice, FillStrategiesForEveryPatternSizeAndOffset) {
       EXPECT_EQ(bad, bytes) << "pattern size " << patternSize << " offset " << offset;
     }
   }
+  t.mem_free(context, dev);
+}
+
+TEST_F(CudaDevice, SmallReadsBehindRunningWorkSeeTheWorkBeforeThem) {
+  // A read of a few bytes into pageable memory right behind running work (a 256 MiB fill)
+  // goes through the plugin's copy kernel (small_read.hpp): it must see every command before it
+  // (the small fill that follows the large one) at any size and alignment up to 4 KiB.
+  const size_t large = size_t(256) << 20;
+  void *dev = alloc(DPK_MEM_DEVICE, large);
+  auto *bytes = static_cast<unsigned char *>(dev);
+  unsigned round = 0;
+  for (size_t offset : {size_t(0), size_t(3)}) {
+    for (size_t n : {size_t(1), size_t(4), size_t(13), size_t(1024), size_t(4096)}) {
+      ++round;
+      unsigned char big = static_cast<unsigned char>(round);
+      unsigned char mark = static_cast<unsigned char>(0xA0 + round);
+      ASSERT_EQ(t.enqueue_fill(nullptr, queue, dev, &big, 1, large, 0, nullptr), DPK_SUCCESS);
+      ASSERT_EQ(t.enqueue_fill(nullptr, queue, bytes + offset, &mark, 1, n, 0, nullptr),
+                DPK_SUCCESS);
+      std::vector<unsigned char> got(n + 1, 0xEE);
+      copy(got.data(), bytes + offset, n);
+      EXPECT_EQ(std::count(got.begin(), got.end() - 1, mark), static_cast<long>(n))
+          << n << " bytes at offset " << offset;
+      EXPECT_EQ(got[n], 0xEE) << "past the read, " << n << " bytes at offset " << offset;
+    }
+  }
+  finish();
   t.mem_free(context, dev);
 }
 

@@ -16,6 +16,7 @@ struct FakeDriver {
   FakeCudaFailNextFn failNext = nullptr;
   FakeCudaLastLaunchFn lastLaunchFn = nullptr;
   FakeCudaLastModuleFn lastModuleFn = nullptr;
+  FakeCudaSetStreamsBusyFn setStreamsBusy = nullptr;
 
   /// Resolves them in the fake the plugin loaded (RTLD_NOLOAD: never loads it itself), so call
   /// it after the plugin's init.
@@ -25,12 +26,14 @@ struct FakeDriver {
       d.failNext = reinterpret_cast<FakeCudaFailNextFn>(dlsym(library, FAKE_CUDA_FAIL_NEXT));
       d.lastLaunchFn = reinterpret_cast<FakeCudaLastLaunchFn>(dlsym(library, FAKE_CUDA_LAST_LAUNCH));
       d.lastModuleFn = reinterpret_cast<FakeCudaLastModuleFn>(dlsym(library, FAKE_CUDA_LAST_MODULE));
+      d.setStreamsBusy =
+          reinterpret_cast<FakeCudaSetStreamsBusyFn>(dlsym(library, FAKE_CUDA_SET_STREAMS_BUSY));
       dlclose(library); // drops the reference RTLD_NOLOAD took; the plugin keeps its own
     }
     return d;
   }
 
-  bool loaded() const { return failNext && lastLaunchFn && lastModuleFn; }
+  bool loaded() const { return failNext && lastLaunchFn && lastModuleFn && setStreamsBusy; }
 
   FakeCudaLaunch lastLaunch() const {
     FakeCudaLaunch launch{};

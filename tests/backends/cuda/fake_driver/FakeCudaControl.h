@@ -31,7 +31,12 @@ typedef void (*FakeCudaLastLaunchFn)(FakeCudaLaunch *out);
  * terminating NUL into out (when size > 0); returns its full length. */
 typedef unsigned long long (*FakeCudaLastModuleFn)(char *out, unsigned long long size);
 
+/* busy != 0: cuStreamQuery answers CUDA_ERROR_NOT_READY for every stream (work still running),
+ * as if kernels were in flight; 0: every stream idle again (the default). */
+typedef void (*FakeCudaSetStreamsBusyFn)(int busy);
+
 #define FAKE_CUDA_FAIL_NEXT "fakeCudaFailNext"
+#define FAKE_CUDA_SET_STREAMS_BUSY "fakeCudaSetStreamsBusy"
 #define FAKE_CUDA_LAST_LAUNCH "fakeCudaLastLaunch"
 #define FAKE_CUDA_LAST_MODULE "fakeCudaLastModule"
 

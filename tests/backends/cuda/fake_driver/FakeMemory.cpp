@@ -111,6 +111,10 @@ FAKE_CUDA_EXPORT CUresult cuPointerGetAttribute(void *data, int attribute, CUdev
   case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
     *static_cast<int *>(data) = 0;
     return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+    *static_cast<unsigned *>(data) =
+        block->kind == MemoryKind::PinnedHost ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+    return CUDA_SUCCESS;
   }
   return CUDA_ERROR_INVALID_VALUE;
 }

@@ -265,6 +265,15 @@ FAKE_CUDA_EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gridX, un
     std::memcpy(&record.param_values[i], params[i], std::min<size_t>(8, function->paramSizes[i]));
   }
   std::strncpy(record.function, function->name.c_str(), sizeof(record.function) - 1);
+  // The one kernel the fake runs: the CUDA plugin's own small-read copy (small_read.hpp), a
+  // byte copy (dst, src, bytes) that the plugin's reads depend on to deliver data.
+  if (function->name == "dpk_cuda_small_read" && numParams == 3) {
+    uint64_t dst = 0, src = 0, bytes = 0;
+    std::memcpy(&dst, params[0], 8);
+    std::memcpy(&src, params[1], 8);
+    std::memcpy(&bytes, params[2], 8);
+    std::memmove(reinterpret_cast<void *>(dst), reinterpret_cast<const void *>(src), bytes);
+  }
   return CUDA_SUCCESS;
 }
 

@@ -2,9 +2,11 @@
 // primary context, the calling thread's current context and the failures a test injected.
 //
 // The fake does no GPU work. Memory is host memory (unified addressing makes a device pointer
-// an ordinary address to the plugin), copies and fills happen at once, kernels never run, and
-// every stream and event is complete. What it checks is what the plugin must get right about
-// the API: a current context for launches, a function of a loaded module, limits of the device.
+// an ordinary address to the plugin), copies and fills happen at once, kernels never run (but
+// for the plugin's own small-read copy, FakeModules.cpp), and every stream and event is complete
+// (unless a test has streams report busy). What it checks is what the plugin must get right
+// about the API: a current context for launches, a function of a loaded module, limits of the
+// device.
 #ifndef DPK_TESTS_FAKE_CUDA_STATE_H
 #define DPK_TESTS_FAKE_CUDA_STATE_H
 

@@ -1,9 +1,15 @@
 // FakeStreams.cpp - streams and events. The fake runs nothing asynchronously, so every stream is
 // idle and every recorded event complete; a test injects a failure to see how the plugin reports
-// one (an asynchronous fault surfaces at cuStreamSynchronize or cuEventSynchronize).
+// one (an asynchronous fault surfaces at cuStreamSynchronize or cuEventSynchronize), or has
+// cuStreamQuery report streams busy (fakeCudaSetStreamsBusy) to take the plugin's paths for work
+// still running.
 #include "FakeState.h"
 
 using namespace fake_cuda;
+
+namespace {
+std::atomic<bool> streamsBusy{false};
+} // namespace
 
 FAKE_CUDA_EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned) {
   if (!currentContext())
@@ -23,6 +29,16 @@ FAKE_CUDA_EXPORT CUresult cuStreamSynchronize(CUstream) {
   if (int rc = injectedFailure("cuStreamSynchronize"))
     return rc;
   return CUDA_SUCCESS;
+}
+
+FAKE_CUDA_EXPORT CUresult cuStreamQuery(CUstream) {
+  if (int rc = injectedFailure("cuStreamQuery"))
+    return rc;
+  return streamsBusy.load(std::memory_order_relaxed) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+}
+
+FAKE_CUDA_EXPORT void fakeCudaSetStreamsBusy(int busy) {
+  streamsBusy.store(busy != 0, std::memory_order_relaxed);
 }
 
 FAKE_CUDA_EXPORT CUresult cuStreamGetCtx(CUstream stream, CUcontext *context) {
