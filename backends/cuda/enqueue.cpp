@@ -108,13 +108,18 @@ dpk_status_t enqueueCopy(dpk_pl_event_t *outEvent, dpk_pl_queue_t handle, void *
   Queue &queue = *toQueue(handle);
   RETURN_ON_FAILURE(makeCurrent(queue.context->native));
   RETURN_ON_FAILURE(waitForDependencies(queue, numDeps, deps));
+  if (numDeps)
+    queue.noteSubmitted(); // the stream may wait for other work now
+  // A few bytes to pageable memory behind running work (a reduction's result): the copy kernel
+  // (small_read.hpp), or the copy engine when it is unavailable. Asked before this copy counts
+  // as submitted work.
+  bool small = isSmallRead(queue, dst, src, bytes);
+  queue.noteSubmitted();
   std::unique_ptr<Event> event;
   RETURN_ON_FAILURE(beginCommandEvent(queue, outEvent != nullptr, CommandKind::Copy, bytes,
                                       queue.latestKernel(), event));
-  // A few bytes to pageable memory behind a running kernel (a reduction's result): the copy
-  // kernel (small_read.hpp), or the copy engine when it is unavailable.
   dpk_status_t read = DPK_ERROR_UNSUPPORTED;
-  if (isSmallRead(queue, dst, src, bytes)) {
+  if (small) {
     read = smallRead(queue, dst, src, bytes);
     if (read != DPK_SUCCESS && read != DPK_ERROR_UNSUPPORTED)
       return read;
@@ -134,6 +139,7 @@ dpk_status_t enqueueFill(dpk_pl_event_t *outEvent, dpk_pl_queue_t handle, void *
   Queue &queue = *toQueue(handle);
   RETURN_ON_FAILURE(makeCurrent(queue.context->native));
   RETURN_ON_FAILURE(waitForDependencies(queue, numDeps, deps));
+  queue.noteSubmitted();
   std::unique_ptr<Event> event;
   RETURN_ON_FAILURE(beginCommandEvent(queue, outEvent != nullptr, CommandKind::Fill, bytes,
                                       queue.latestKernel(), event));
@@ -254,6 +260,7 @@ dpk_status_t enqueueLaunch(dpk_pl_event_t *outEvent, dpk_pl_queue_t handle, dpk_
     return status;
   }
   queue.noteKernel(kernel.name);
+  queue.noteSubmitted();
   if (!outEvent)
     return DPK_SUCCESS;
   return endCommandEvent(queue, event, outEvent);

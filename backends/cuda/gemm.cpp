@@ -65,6 +65,7 @@ dpk_status_t enqueueGemm(dpk_pl_event_t *outEvent, dpk_pl_queue_t handle, const 
   const std::shared_ptr<const std::string> &name = routineName(d.type);
   RETURN_ON_FAILURE(makeCurrent(context.native));
   RETURN_ON_FAILURE(waitForDependencies(queue, numDeps, deps));
+  queue.noteSubmitted();
   std::unique_ptr<Event> event;
   RETURN_ON_FAILURE(beginCommandEvent(queue, outEvent != nullptr, CommandKind::Kernel, 0, name, event));
   if (d.batch != 0 && d.m != 0 && d.n != 0) {

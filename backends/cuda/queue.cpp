@@ -39,6 +39,7 @@ dpk_status_t queueRelease(dpk_pl_queue_t handle) {
 dpk_status_t queueFinish(dpk_pl_queue_t handle) {
   Queue &queue = *toQueue(handle);
   RETURN_ON_FAILURE(makeCurrent(queue.context->native));
+  queue.noteSynchronized(); // before the call: what is submitted during it sets it again
   CUresult rc = cu.streamSynchronize(queue.stream);
   if (rc == CUDA_SUCCESS)
     return DPK_SUCCESS;

@@ -33,6 +33,14 @@ struct Queue {
   /// readLock guards it while a read uses it.
   std::mutex readLock;
   void *readStaging = nullptr;
+  /// Whether commands were submitted since the plugin last synchronized the stream (a hint for
+  /// small reads: false means idle for sure on a stream only dpk submits to).
+  std::atomic<bool> unsynced{false};
+
+  /// Notes a command submitted to the stream.
+  void noteSubmitted() { unsynced.store(true, std::memory_order_relaxed); }
+  /// Notes that the stream was synchronized with everything submitted before the call began.
+  void noteSynchronized() { unsynced.store(false, std::memory_order_relaxed); }
 
   std::shared_ptr<const std::string> latestKernel() {
     std::lock_guard<std::mutex> guard(lock);

@@ -73,8 +73,11 @@ CUfunction readKernel(Context &context) {
 bool isSmallRead(Queue &queue, void *dst, const void *src, size_t bytes) {
   if (bytes == 0 || bytes > SmallReadMaxBytes)
     return false;
-  // Cheapest first: an idle stream keeps the copy engine, whatever the pointers.
-  if (cu.streamQuery(queue.stream) != CUDA_ERROR_NOT_READY)
+  // Cheapest first: an idle stream keeps the copy engine, whatever the pointers. A stream only
+  // dpk submits to is idle when nothing was submitted since the plugin last synchronized it (no
+  // driver call); a borrowed one (another library's) is asked.
+  if (queue.ownsStream ? !queue.unsynced.load(std::memory_order_relaxed)
+                       : cu.streamQuery(queue.stream) != CUDA_ERROR_NOT_READY)
     return false;
   CUcontext owner = nullptr;
   unsigned memoryType = 0;
@@ -111,6 +114,7 @@ dpk_status_t smallRead(Queue &queue, void *dst, const void *src, size_t bytes) {
   CUDA_RETURN_ON_FAILURE(
       cu.launchKernel(kernel, 1, 1, 1, threads, 1, 1, 0, queue.stream, params, nullptr),
       "cuLaunchKernel");
+  queue.noteSynchronized(); // before the call: what is submitted during it sets it again
   CUresult rc = cu.streamSynchronize(queue.stream);
   if (rc != CUDA_SUCCESS) {
     std::string what = "reading " + std::to_string(bytes) + " bytes on " +

@@ -24,9 +24,10 @@ namespace dpk::cuda {
 constexpr size_t SmallReadMaxBytes = 4096;
 
 /// Whether a copy of `bytes` from `src` to `dst` on `queue` is a small read to take through the
-/// copy kernel: at most SmallReadMaxBytes, the stream still busy, `src` device memory of the
-/// queue's context, `dst` host memory the driver does not know (pageable). The context must be
-/// current.
+/// copy kernel: at most SmallReadMaxBytes, the stream possibly busy (commands submitted since
+/// the plugin last synchronized it; a borrowed stream is asked with cuStreamQuery), `src`
+/// device memory of the queue's context, `dst` host memory the driver does not know
+/// (pageable). The context must be current.
 bool isSmallRead(Queue &queue, void *dst, const void *src, size_t bytes);
 
 /// Copies `bytes` (at most SmallReadMaxBytes) from device memory `src` to host memory `dst`

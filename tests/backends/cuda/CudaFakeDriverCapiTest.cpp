@@ -153,6 +153,28 @@ TEST_F(FakeCudaCapi, AsynchronousFaultComesBackAtTheWaitNamingTheKernel) {
   std::printf("fault: %s\n", message.c_str());
 }
 
+TEST_F(FakeCudaCapi, CopiesWithoutAnEventStillReportFaultsAtTheWait) {
+  // A copy nobody asks an event for gets no plugin event (core/runtime/Transfer.h); a read is
+  // such a copy and a wait. The data still lands, and a fault of the work before it still comes
+  // back at the wait, naming the kernel; a copy with an out-event still gets a waitable one.
+  uint32_t value = 0x1234567u, got = 0;
+  ASSERT_EQ(dpk_enqueue_copy(nullptr, queue, buffers[0], &value, 4, 0, nullptr), DPK_SUCCESS);
+  ASSERT_EQ(launch(), DPK_SUCCESS) << dpk_last_error();
+  ASSERT_EQ(dpk_enqueue_copy(nullptr, queue, &got, buffers[0], 4, 0, nullptr), DPK_SUCCESS);
+  EXPECT_EQ(got, value);
+  driver.failNext("cuStreamSynchronize", CudaErrorIllegalAddress);
+  EXPECT_EQ(dpk_queue_wait(queue), DPK_ERROR_DEVICE);
+  EXPECT_TRUE(contains(dpk_last_error(), "'empty'")) << dpk_last_error();
+  dpk_event_t event = nullptr;
+  got = 0;
+  ASSERT_EQ(dpk_enqueue_copy(&event, queue, &got, buffers[0], 4, 0, nullptr), DPK_SUCCESS);
+  ASSERT_NE(event, nullptr);
+  EXPECT_EQ(dpk_event_wait(1, &event), DPK_SUCCESS) << dpk_last_error();
+  EXPECT_EQ(got, value);
+  EXPECT_EQ(dpk_event_release(event), DPK_SUCCESS);
+  EXPECT_EQ(dpk_queue_wait(queue), DPK_SUCCESS) << dpk_last_error();
+}
+
 TEST_F(FakeCudaCapi, DriverRefusalAtLaunchIsReported) {
   ASSERT_EQ(launch(), DPK_SUCCESS) << dpk_last_error();
   driver.failNext("cuLaunchKernel", CudaErrorLaunchFailed);

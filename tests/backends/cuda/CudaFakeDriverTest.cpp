@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -363,10 +364,11 @@ TEST_F(FakeCuda, CopiesAndFillsOfEveryStrategyLandInMemory) {
 }
 
 TEST_F(FakeCuda, SmallReadsBehindRunningWorkGoThroughTheCopyKernel) {
-  // Reads of up to 4 KiB of device memory into pageable memory while the stream is busy launch
-  // the plugin's copy kernel (which the fake runs as a byte copy); the bytes land in place on
-  // return, as a copy to pageable memory does. Idle streams, larger reads, pinned destinations
-  // and device-to-device copies keep the copy engine.
+  // Reads of up to 4 KiB of device memory into pageable memory while the stream may still be
+  // busy (commands submitted since the plugin last synchronized it; a borrowed stream is asked
+  // with cuStreamQuery) launch the plugin's copy kernel, which the fake runs as a byte copy; the
+  // bytes land in place on return, as a copy to pageable memory does. Idle streams, larger
+  // reads, pinned destinations and device-to-device copies keep the copy engine.
   const size_t size = 8192;
   void *dev = nullptr;
   ASSERT_EQ(t.mem_alloc(&dev, context, DPK_MEM_DEVICE, size, 0), DPK_SUCCESS) << lastError();
@@ -375,61 +377,73 @@ TEST_F(FakeCuda, SmallReadsBehindRunningWorkGoThroughTheCopyKernel) {
     source[i] = static_cast<unsigned char>(i * 7 + 3);
   ASSERT_EQ(t.enqueue_copy(nullptr, queue, dev, source.data(), size, 0, nullptr), DPK_SUCCESS);
   auto launches = [&] { return driver.lastLaunch().count; };
+  auto busy = [&] { ASSERT_EQ(launch(empty4, range(8), pointerArgs(4)), DPK_SUCCESS); };
   auto *bytes = static_cast<unsigned char *>(dev);
-  struct Busy {
-    FakeDriver &driver;
-    explicit Busy(FakeDriver &d) : driver(d) { driver.setStreamsBusy(1); }
-    ~Busy() { driver.setStreamsBusy(0); }
-  };
-  {
-    Busy busy(driver);
-    for (size_t offset : {size_t(0), size_t(3)}) {
-      for (size_t n : {size_t(1), size_t(4), size_t(16), size_t(1000), size_t(4096)}) {
-        std::vector<unsigned char> got(n, 0xEE);
-        unsigned long long before = launches();
-        dpk_pl_event_t event = nullptr;
-        ASSERT_EQ(t.enqueue_copy(&event, queue, got.data(), bytes + offset, n, 0, nullptr),
-                  DPK_SUCCESS)
-            << lastError();
-        EXPECT_EQ(launches(), before + 1) << n << " bytes at offset " << offset;
-        EXPECT_STREQ(driver.lastLaunch().function, "dpk_cuda_small_read");
-        EXPECT_EQ(std::memcmp(got.data(), source.data() + offset, n), 0)
-            << n << " bytes at offset " << offset;
-        EXPECT_EQ(t.event_wait(1, &event), DPK_SUCCESS) << lastError();
-        t.event_release(event);
-      }
+  for (size_t offset : {size_t(0), size_t(3)}) {
+    for (size_t n : {size_t(1), size_t(4), size_t(16), size_t(1000), size_t(4096)}) {
+      busy();
+      std::vector<unsigned char> got(n, 0xEE);
+      unsigned long long before = launches();
+      dpk_pl_event_t event = nullptr;
+      ASSERT_EQ(t.enqueue_copy(&event, queue, got.data(), bytes + offset, n, 0, nullptr),
+                DPK_SUCCESS)
+          << lastError();
+      EXPECT_EQ(launches(), before + 1) << n << " bytes at offset " << offset;
+      EXPECT_STREQ(driver.lastLaunch().function, "dpk_cuda_small_read");
+      EXPECT_EQ(std::memcmp(got.data(), source.data() + offset, n), 0)
+          << n << " bytes at offset " << offset;
+      EXPECT_EQ(t.event_wait(1, &event), DPK_SUCCESS) << lastError();
+      t.event_release(event);
     }
-    // Not small reads: too large, into pinned memory, device to device, host to device.
-    void *pinned = nullptr;
-    ASSERT_EQ(t.mem_alloc(&pinned, context, DPK_MEM_HOST, 64, 0), DPK_SUCCESS);
-    std::vector<unsigned char> large(4097);
-    unsigned long long before = launches();
-    EXPECT_EQ(t.enqueue_copy(nullptr, queue, large.data(), dev, large.size(), 0, nullptr),
-              DPK_SUCCESS);
-    EXPECT_EQ(t.enqueue_copy(nullptr, queue, pinned, dev, 64, 0, nullptr), DPK_SUCCESS);
-    EXPECT_EQ(t.enqueue_copy(nullptr, queue, bytes + 4096, dev, 64, 0, nullptr), DPK_SUCCESS);
-    EXPECT_EQ(t.enqueue_copy(nullptr, queue, dev, large.data(), 64, 0, nullptr), DPK_SUCCESS);
-    EXPECT_EQ(launches(), before);
-    EXPECT_EQ(std::memcmp(large.data(), source.data(), large.size()), 0);
-    EXPECT_EQ(std::memcmp(pinned, source.data(), 64), 0);
-    EXPECT_EQ(t.mem_free(context, pinned), DPK_SUCCESS);
-    // A fault of earlier work surfaces at the read, naming the last kernel, and nothing is
-    // written.
-    ASSERT_EQ(launch(empty4, range(8), pointerArgs(4)), DPK_SUCCESS) << lastError();
-    std::vector<unsigned char> got(4, 0xEE);
-    driver.failNext("cuStreamSynchronize", CudaErrorIllegalAddress);
-    EXPECT_EQ(t.enqueue_copy(nullptr, queue, got.data(), dev, 4, 0, nullptr), DPK_ERROR_DEVICE);
-    EXPECT_TRUE(contains(lastError(), "reading 4 bytes on " + std::string(DeviceLabel) +
-                                          ", after kernel 'empty4'"))
-        << lastError();
-    EXPECT_EQ(got, std::vector<unsigned char>(4, 0xEE));
   }
-  // An idle stream: the copy engine.
-  std::vector<unsigned char> got(4);
+  // Not small reads: too large, into pinned memory, device to device, host to device.
+  void *pinned = nullptr;
+  ASSERT_EQ(t.mem_alloc(&pinned, context, DPK_MEM_HOST, 64, 0), DPK_SUCCESS);
+  std::vector<unsigned char> large(4097);
+  busy();
   unsigned long long before = launches();
+  EXPECT_EQ(t.enqueue_copy(nullptr, queue, large.data(), dev, large.size(), 0, nullptr),
+            DPK_SUCCESS);
+  EXPECT_EQ(t.enqueue_copy(nullptr, queue, pinned, dev, 64, 0, nullptr), DPK_SUCCESS);
+  EXPECT_EQ(t.enqueue_copy(nullptr, queue, bytes + 4096, dev, 64, 0, nullptr), DPK_SUCCESS);
+  EXPECT_EQ(t.enqueue_copy(nullptr, queue, dev, large.data(), 64, 0, nullptr), DPK_SUCCESS);
+  EXPECT_EQ(launches(), before);
+  EXPECT_EQ(std::memcmp(large.data(), source.data(), large.size()), 0);
+  EXPECT_EQ(std::memcmp(pinned, source.data(), 64), 0);
+  EXPECT_EQ(t.mem_free(context, pinned), DPK_SUCCESS);
+  // A fault of earlier work surfaces at the read, naming the last kernel; nothing is written.
+  busy();
+  std::vector<unsigned char> got(4, 0xEE);
+  driver.failNext("cuStreamSynchronize", CudaErrorIllegalAddress);
+  EXPECT_EQ(t.enqueue_copy(nullptr, queue, got.data(), dev, 4, 0, nullptr), DPK_ERROR_DEVICE);
+  EXPECT_TRUE(contains(lastError(), "reading 4 bytes on " + std::string(DeviceLabel) +
+                                        ", after kernel 'empty4'"))
+      << lastError();
+  EXPECT_EQ(got, std::vector<unsigned char>(4, 0xEE));
+  // Synchronized, the stream is idle: the copy engine.
+  busy();
+  ASSERT_EQ(t.queue_finish(queue), DPK_SUCCESS) << lastError();
+  before = launches();
   EXPECT_EQ(t.enqueue_copy(nullptr, queue, got.data(), dev, 4, 0, nullptr), DPK_SUCCESS);
   EXPECT_EQ(launches(), before);
   EXPECT_EQ(std::memcmp(got.data(), source.data(), 4), 0);
+  // A borrowed stream (another library's work may be on it): the driver says whether it is busy.
+  dpk_native_queue_t native{};
+  native.struct_size = sizeof native;
+  ASSERT_EQ(t.queue_get_native(&native, queue), DPK_SUCCESS) << lastError();
+  dpk_pl_queue_t borrowed = nullptr;
+  ASSERT_EQ(t.queue_create_from_native(&borrowed, context, &native), DPK_SUCCESS) << lastError();
+  for (int streamBusy : {0, 1}) {
+    driver.setStreamsBusy(streamBusy);
+    std::fill(got.begin(), got.end(), 0xEE);
+    before = launches();
+    EXPECT_EQ(t.enqueue_copy(nullptr, borrowed, got.data(), bytes + 5, 4, 0, nullptr),
+              DPK_SUCCESS);
+    EXPECT_EQ(launches(), before + streamBusy);
+    EXPECT_EQ(std::memcmp(got.data(), source.data() + 5, 4), 0);
+  }
+  driver.setStreamsBusy(0);
+  EXPECT_EQ(t.queue_release(borrowed), DPK_SUCCESS);
   EXPECT_EQ(t.mem_free(context, dev), DPK_SUCCESS);
 }
 
