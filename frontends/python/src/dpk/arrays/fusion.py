@@ -80,7 +80,7 @@ class Node:
 
     __slots__ = ("op", "args", "dtype", "shape", "device", "buffer", "offset", "strides",
                  "value", "carrier", "result", "count", "nleaves", "bases", "where", "memo",
-                 "__weakref__")
+                 "view_key", "__weakref__")
 
     def __init__(self, op, args, dtype, shape, device):
         self.op = op
@@ -96,6 +96,7 @@ class Node:
         self.result = None
         self.where = None
         self.memo = None  # a leaf's launches by kind (reduction.reduce), made on first use
+        self.view_key = None  # a leaf's identity as a view (Plan), made on first use
         if args:
             # plain loops: a generator per buffer (any(...)) was about half of a node's cost
             count, nleaves, bases = 1, 0, ()
@@ -332,7 +333,10 @@ class Plan:
             if op != "leaf":
                 node = leaf(node.result, 0, node.shape, c_strides(node.shape), node.dtype,
                             node.device)
-            vkey = (id(node.buffer), node.offset, node.strides, node.shape, node.dtype.char)
+            vkey = node.view_key
+            if vkey is None:  # (an array's leaf lives as long as the array: made once)
+                vkey = node.view_key = (id(node.buffer), node.offset, node.strides, node.shape,
+                                        node.dtype.char)
             li = self._leaf_index.get(vkey)
             if li is None:
                 li = self._leaf_index[vkey] = len(self.leaves)
@@ -388,8 +392,19 @@ class Plan:
 
 def leaf_args(plan, device):
     """The launch arguments of the plan's leaves that have memory."""
-    return [G.view_arg(lf.buffer.ptr + lf.offset * lf.dtype.itemsize, device)
-            for lf in plan.leaves if lf.op != "iota"]
+    return [leaf_arg(lf, device) for lf in plan.leaves if lf.op != "iota"]
+
+
+def leaf_arg(lf, device):
+    """The launch argument of leaf `lf` (a leaf with memory), kept in the leaf's memo: an
+    array's leaf has one address for life."""
+    memo = lf.memo
+    if memo is None:
+        memo = lf.memo = {}
+    arg = memo.get(device)
+    if arg is None:
+        arg = memo[device] = G.view_arg(lf.buffer.ptr + lf.offset * lf.dtype.itemsize, device)
+    return arg
 
 
 def operand_args(plan, device):

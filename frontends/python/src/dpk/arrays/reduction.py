@@ -366,10 +366,21 @@ def _aligned_leaves(plan, device):
     if not _vector_devices(device):
         return ()
     width = UNROLL or 4
-    return tuple([0 if lf.op == "iota" else
-                  fusion.vector_alignment(lf.buffer.ptr + lf.offset * lf.dtype.itemsize,
-                                          lf.dtype, width)
-                  for lf in plan.leaves])
+    return tuple([0 if lf.op == "iota" else _leaf_alignment(lf, width) for lf in plan.leaves])
+
+
+def _leaf_alignment(lf, width):
+    """fusion.vector_alignment of leaf `lf`'s first element, kept in the leaf's memo (an array's
+    leaf has one address for life)."""
+    memo = lf.memo
+    if memo is None:
+        memo = lf.memo = {}
+    key = ("align", width)
+    align = memo.get(key)
+    if align is None:
+        align = memo[key] = fusion.vector_alignment(
+            lf.buffer.ptr + lf.offset * lf.dtype.itemsize, lf.dtype, width)
+    return align
 
 
 def _vector_devices(device):

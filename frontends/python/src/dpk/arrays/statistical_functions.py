@@ -24,9 +24,9 @@ from .memory import c_strides
 
 def normalize_axes(x, axis, what):
     """A sorted tuple of non-negative axes (all for None); AxisError-like ValueErrors."""
-    nd = x.ndim
+    nd = len(x._shape)
     if axis is None:
-        return tuple(range(nd))
+        return _ALL_AXES[nd] if nd < len(_ALL_AXES) else tuple(range(nd))
     axes = (axis,) if not isinstance(axis, tuple) else axis
     out = []
     for a in axes:
@@ -43,41 +43,51 @@ def normalize_axes(x, axis, what):
     return tuple(sorted(out))
 
 
+_ALL_AXES = tuple(tuple(range(nd)) for nd in range(33))
+
+
 def _result_shape(x, axes, keepdims):
+    shape = x._shape
+    if len(axes) == len(shape) and not keepdims:
+        return ()  # every axis (axes are distinct)
     if keepdims:
-        return tuple(1 if d in axes else n for d, n in enumerate(x.shape))
-    return tuple(n for d, n in enumerate(x.shape) if d not in axes)
+        return tuple([1 if d in axes else n for d, n in enumerate(shape)])
+    return tuple([n for d, n in enumerate(shape) if d not in axes])
 
 
 class Operand:
     """The shape and device of a reduction's input given as a graph node only."""
 
     def __init__(self, shape, device):
-        self.shape = tuple(shape)
-        self.device = device
+        self.shape = self._shape = tuple(shape)
+        self.device = self._device = device
 
 
 def run_reduction(x, op_name, axes, keepdims, acc_dtype, node=None, what=None):
     """Reduces x (or `node` of x's shape) over axes with reduction op `op_name`; an Array of
     the op's result dtype."""
     node = node if node is not None else x._as_node()
-    if node.dtype.kind == "c" and op_name in ("any", "all"):
+    complex_input = node.dtype.kind == "c"
+    if complex_input and op_name in ("any", "all"):
         node = fusion.cast(node, D.bool)
-    if acc_dtype.kind == "c" or (node.dtype.kind == "c" and op_name not in ("any", "all")):
+        complex_input = False
+    if complex_input or acc_dtype.kind == "c":
         return _complex_reduction(x, node, op_name, axes, keepdims, acc_dtype, what)
     op = reduction.make_op(op_name, acc_dtype)
+    in_shape = x._shape
     shape = _result_shape(x, axes, keepdims)
     length = 1
     for a in axes:
-        length *= x.shape[a]
+        length *= in_shape[a]
     res_dtype = op.acc_dtypes[op.result]
+    device = x._device
     if length == 0:
         if op_name in ("min", "max", "argmin", "argmax"):
             raise ValueError(f"{what or op_name + '()'}: zero-size reduction has no identity "
-                             f"(array shape {x.shape})")
-        return full(shape, op.identity[0], res_dtype, x.device)
-    buf = reduction.reduce(op, node, axes, x.device)
-    return Array._view(buf, 0, shape, c_strides(shape), res_dtype, x.device)
+                             f"(array shape {in_shape})")
+        return full(shape, op.identity[0], res_dtype, device)
+    buf = reduction.reduce(op, node, axes, device)
+    return Array._view(buf, 0, shape, c_strides(shape), res_dtype, device)
 
 
 def _complex_reduction(x, node, op_name, axes, keepdims, acc_dtype, what):
@@ -130,11 +140,12 @@ def _check(x, what):
 def _sum_dtype(x, dtype):
     if dtype is not None:
         return D.normalize(dtype)
-    if x.dtype.kind == "b" or x.dtype.kind == "i":
+    kind = x._dtype.kind
+    if kind == "b" or kind == "i":
         return D.int64
-    if x.dtype.kind == "u":
+    if kind == "u":
         return D.uint64
-    return x.dtype
+    return x._dtype
 
 
 def _whole(x, name, acc):
@@ -157,34 +168,34 @@ def _whole(x, name, acc):
 
 
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):  # noqa: A001
-    if axis is None and dtype is None and not keepdims and type(x) is Array:
-        whole = _whole(x, "sum", _sum_dtype(x, None))
+    _check(x, "sum()")
+    acc = _sum_dtype(x, dtype)
+    if axis is None and dtype is None and not keepdims:
+        whole = _whole(x, "sum", acc)
         if whole is not None:
             return whole
-    _check(x, "sum()")
     axes = normalize_axes(x, axis, "sum()")
-    acc = _sum_dtype(x, dtype)
     return run_reduction(x, "sum", axes, keepdims, acc)
 
 
 def prod(x, /, *, axis=None, dtype=None, keepdims=False):
-    if axis is None and dtype is None and not keepdims and type(x) is Array:
-        whole = _whole(x, "prod", _sum_dtype(x, None))
+    _check(x, "prod()")
+    acc = _sum_dtype(x, dtype)
+    if axis is None and dtype is None and not keepdims:
+        whole = _whole(x, "prod", acc)
         if whole is not None:
             return whole
-    _check(x, "prod()")
     axes = normalize_axes(x, axis, "prod()")
-    acc = _sum_dtype(x, dtype)
     return run_reduction(x, "prod", axes, keepdims, acc)
 
 
 def _minmax(name):
     def fn(x, /, *, axis=None, keepdims=False):
-        if axis is None and not keepdims and type(x) is Array and x._dtype.kind != "c":
+        _check(x, f"{name}()")
+        if axis is None and not keepdims and x._dtype.kind != "c":
             whole = _whole(x, name, x._dtype)
             if whole is not None:
                 return whole
-        _check(x, f"{name}()")
         axes = normalize_axes(x, axis, f"{name}()")
         return run_reduction(x, name, axes, keepdims, x.dtype, what=f"{name}()")
     fn.__name__ = name
