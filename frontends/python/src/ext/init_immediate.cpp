@@ -1,16 +1,17 @@
-// init_immediate.cpp - elementwise operations on small host arrays, run at once:
+// init_immediate.cpp - elementwise operations on small arrays, run at once:
 // dpk._core.ImmediateOps and the pooled memory of their results, dpk._core.SmallBlock.
 //
-// Why this exists: on the host device a launch runs on the calling thread and has finished when
-// dpk_enqueue_launch returns (backends/host/queue.cpp). What a one-element `x + 1` costs there
-// is the Python around the launch: a graph node, then at materialization a plan, a recipe
-// lookup, a pooled buffer and the Launcher's packing, 20-40 microseconds against NumPy's one C
-// call of 1-3. ImmediateOps does the whole operation in one call from the Array's operator:
-// it reads the operands' geometry, finds the kernel the array layer generated for that
-// operation, those dtypes and that device (asked of Python once per combination: `learn`),
-// takes the result's memory from a pool of small blocks, launches and returns the new Array.
-// Anything it does not handle (a lazy or strided operand, a NumPy operand, a device other than
-// the host, an operation Python declined) returns None, and the operator takes the general path
+// Why this exists: what a one-element `x + 1` costs is the Python around its launch: a graph
+// node, then at materialization a plan, a recipe lookup, a pooled buffer and the Launcher's
+// packing, 20-40 microseconds on the host device against NumPy's one C call of 1-3, and on a
+// GPU most of a 16-microsecond operation. ImmediateOps does the whole operation in one call
+// from the Array's operator: it reads the operands' geometry, finds the kernel the array layer
+// generated for that operation, those dtypes and that device (asked of Python once per
+// combination: `learn`), takes the result's memory from a pool of small blocks, launches (on
+// the host device the launch has finished when it returns; other devices' launches are
+// asynchronous on the device's in-order array queue, as the general path's are) and returns
+// the new Array. Anything it does not handle (a lazy or strided operand, a NumPy operand, an
+// operation Python declined) returns None, and the operator takes the general path
 // (dpk/arrays/immediate.py says which operations qualify and why).
 #include "handles.h"
 
@@ -75,8 +76,10 @@ PyObject *const readOnlyName = PyUnicode_InternFromString("read_only");
 
 /// Freed small blocks by (device, size class): a result of a few elements is allocated and
 /// freed once per operation, and dpk_mem_alloc plus dpk_mem_free would cost as much as the
-/// launch. Host memory only (ImmediateOps serves only the host device), so a freed block can be
-/// reused at once: every launch that used it has completed.
+/// launch. A freed block is reused at once: on the host device every launch that used it has
+/// completed; on other devices every launch of array work runs on the device's one in-order
+/// queue, so a later use comes after the earlier ones (as dpk/arrays/memory.py's pool reasons).
+/// A block really freed (the pool full) waits for that queue first.
 class BlockPool {
 public:
   static constexpr size_t MinBlock = 64;
@@ -105,7 +108,9 @@ public:
     return p;
   }
 
-  void give(dpk_device_t device, size_t size, void *p) {
+  /// Returns a block; `pending` is the queue whose launches may still use it (nullptr when
+  /// they have all completed).
+  void give(dpk_device_t device, size_t size, void *p, dpk_queue_t pending) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (held_ + size <= MaxHeldBytes) {
@@ -114,7 +119,10 @@ public:
         return;
       }
     }
-    dpk_mem_free(p); // (a destructor: a failure has nowhere to go, and means nothing leaked)
+    // (a destructor: a failure has nowhere to go; a failed wait reports again at the next one)
+    if (pending)
+      dpk_queue_wait(pending);
+    dpk_mem_free(p);
   }
 
   size_t heldBytes() {
@@ -158,6 +166,7 @@ struct SmallBlockObject {
   PyObject *device; // the Python Device
   dpk_device_t handle;
   size_t size;      // the block's size class
+  dpk_queue_t pending; // the queue of asynchronous launches that may use it (nullptr: none)
 };
 
 PyTypeObject *smallBlockType = nullptr;
@@ -167,7 +176,7 @@ void smallBlockDealloc(PyObject *self) {
   if (block->weakrefs)
     PyObject_ClearWeakRefs(self);
   if (block->ptr)
-    pool().give(block->handle, block->size, (void *)block->ptr);
+    pool().give(block->handle, block->size, (void *)block->ptr, block->pending);
   Py_XDECREF(block->device);
   PyTypeObject *type = Py_TYPE(self);
   ((freefunc)PyType_GetSlot(type, Py_tp_free))(self);
@@ -193,19 +202,22 @@ PyType_Slot smallBlockSlots[] = {
     {Py_tp_dealloc, (void *)smallBlockDealloc},
     {Py_tp_members, smallBlockMembers},
     {Py_tp_getset, smallBlockGetSet},
-    {Py_tp_doc, (void *)"Pooled host memory of an immediate result (an Array's _base)."},
+    {Py_tp_doc, (void *)"Pooled device memory of an immediate result (an Array's _base)."},
     {0, nullptr}};
 
 PyType_Spec smallBlockSpec = {"dpk._core.SmallBlock", sizeof(SmallBlockObject), 0,
                               Py_TPFLAGS_DEFAULT, smallBlockSlots};
 
-/// A new block of at least `bytes` on `device` (handle: its native device), from the pool.
-nb::object newSmallBlock(dpk_device_t handle, PyObject *device, size_t bytes) {
+/// A new block of at least `bytes` on `device` (handle: its native device), from the pool;
+/// `pending`: the queue of asynchronous launches that will use it (nullptr: launches there
+/// complete before they return).
+nb::object newSmallBlock(dpk_device_t handle, PyObject *device, size_t bytes,
+                         dpk_queue_t pending) {
   size_t size = BlockPool::sizeClass(bytes);
   void *p = pool().take(handle, size); // (throws before anything needs undoing)
   auto *block = PyObject_New(SmallBlockObject, smallBlockType);
   if (!block) {
-    pool().give(handle, size, p);
+    pool().give(handle, size, p, nullptr); // (never used)
     throw nb::python_error();
   }
   block->weakrefs = nullptr;
@@ -215,6 +227,7 @@ nb::object newSmallBlock(dpk_device_t handle, PyObject *device, size_t bytes) {
   block->device = device;
   block->handle = handle;
   block->size = size;
+  block->pending = pending;
   return nb::steal((PyObject *)block);
 }
 
@@ -261,6 +274,11 @@ struct Entry {
   size_t itemsize = 0;          // the result's element size
   int64_t operandItemsize[2] = {0, 0}; // of the first and second array operand
   int64_t intLow = INT64_MIN, intHigh = INT64_MAX; // the values an integer scalar may take
+  /// 0: a Range launch over the elements. Otherwise the general path's flat launch on GPUs: an
+  /// NdRange of groups of this many items covering the elements, their count as a last int64
+  /// argument (the kernel's bounds check).
+  uint64_t group = 0;
+  bool waits = true; // the launch is waited for (the host device) or left asynchronous
 };
 
 /// One operand as read from Python.
@@ -441,7 +459,7 @@ private:
                                   nb::handle(key.device));
     if (!taught.is_none()) {
       // (kernel, queue, result dtype, device, device handle, int low, int high, the array
-    // operands' element sizes)
+      // operands' element sizes, group size of a flat launch or 0, whether launches wait)
       nb::tuple t = nb::cast<nb::tuple>(taught);
       entry.usable = true;
       entry.kernelObj = t[0];
@@ -456,6 +474,8 @@ private:
       entry.intHigh = nb::cast<int64_t>(t[6]);
       entry.operandItemsize[0] = nb::cast<int64_t>(t[7]);
       entry.operandItemsize[1] = nb::cast<int64_t>(t[8]);
+      entry.group = nb::cast<uint64_t>(t[9]);
+      entry.waits = nb::cast<bool>(t[10]);
     }
     if (entries_.size() >= MaxEntries)
       entries_.clear();
@@ -481,7 +501,7 @@ private:
     }
 
     dpk_view_arg_t views[3];
-    dpk_arg_t args[3];
+    dpk_arg_t args[5]; // the result's view, up to two operand views, a scalar, a flat count
     uint32_t count = 0;
     auto addView = [&](void *data) {
       dpk_view_arg_t &v = views[count];
@@ -509,7 +529,8 @@ private:
       addView(dataOf(*into, entry.operandItemsize[0]));
     } else {
       memoryObj = newSmallBlock(entry.deviceHandle, entry.deviceObj.ptr(),
-                                (size_t)array.size * entry.itemsize);
+                                (size_t)array.size * entry.itemsize,
+                                entry.waits ? nullptr : entry.queue);
       addView((void *)(uintptr_t)((SmallBlockObject *)memoryObj.ptr())->ptr);
     }
     addView(dataOf(array, entry.operandItemsize[0]));
@@ -540,14 +561,23 @@ private:
     std::memset(&cfg, 0, sizeof(cfg));
     cfg.dims = 1;
     cfg.global_size[0] = (uint64_t)array.size;
+    int64_t elements = array.size;
+    if (entry.group) {
+      cfg.global_size[0] = (cfg.global_size[0] + entry.group - 1) / entry.group * entry.group;
+      cfg.local_size[0] = entry.group;
+      args[count++] = {DPK_ARG_SCALAR, sizeof(elements), &elements};
+    }
     dpk_status_t status;
     {
       // (released although the launch is short: another thread's command may be ahead of it on
-      // the queue, and a command may need the GIL to finish)
+      // the queue, a command may need the GIL to finish, and a full device queue blocks)
       nb::gil_scoped_release release;
       status = dpk_enqueue_launch(nullptr, entry.queue, entry.kernel, &cfg, count, args, 0,
                                   nullptr);
-      if (status == DPK_SUCCESS)
+      // Other devices: asynchronous and without an event, as the general path's launches
+      // there; a failure after the launch returned is reported by the queue's next wait, by
+      // the kernel's name.
+      if (status == DPK_SUCCESS && entry.waits)
         status = dpk_queue_wait(entry.queue);
     }
     if (status != DPK_SUCCESS) {
@@ -622,7 +652,7 @@ void initImmediate(nb::module_ &m) {
   m.def("small_block_pooled_bytes", []() { return pool().heldBytes(); },
         "Bytes of freed immediate-result blocks kept for reuse.");
   nb::class_<ImmediateOps>(m, "ImmediateOps",
-                           "Elementwise operations on small host arrays, run in one call.")
+                           "Elementwise operations on small arrays, run in one call.")
       .def(nb::init<nb::handle, nb::object, int64_t>(), "array_type"_a, "learn"_a,
            "max_elements"_a)
       .def("unary", &ImmediateOps::unary, "op"_a, "x"_a.none(),

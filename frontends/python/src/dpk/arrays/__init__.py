@@ -8,7 +8,7 @@ elementwise_functions.py (generated from elementwise_table.py, the one table of 
 functions), indexing_functions.py, linear_algebra_functions.py, manipulation_functions.py,
 searching_functions.py, statistical_functions.py, utility_functions.py, info.py, constants.py
 and dtypes.py. Below them the machinery every section uses: fusion.py (the expression graph and
-its elementwise kernels), immediate.py (operations on small host arrays run at once, in one
+its elementwise kernels), immediate.py (operations on small arrays run at once, in one
 native call), reduction.py, scan.py, matmul.py (with blas.py, the vendor GEMM it
 tries first), indexing.py, generated.py (building, caching and launching generated kernels) and
 memory.py (device buffers and their pool). Kernels

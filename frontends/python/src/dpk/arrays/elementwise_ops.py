@@ -279,7 +279,7 @@ def _power_by_constant(row, items, nodes):
 
 
 
-# Small host arrays: the operation runs at once (immediate.py), else it becomes a graph node.
+# Small arrays: the operation runs at once (immediate.py), else it becomes a graph node.
 _IMMEDIATE = immediate.create(elementwise_node)
 _OP_IDS = immediate.OP_IDS
 _now_unary = _IMMEDIATE.unary

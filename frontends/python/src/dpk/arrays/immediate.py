@@ -1,22 +1,24 @@
-"""Immediate elementwise operations: an operation on small materialized arrays of the host device
-runs at once, in one native call, instead of becoming a graph node.
+"""Immediate elementwise operations: an operation on small materialized arrays runs at once, in
+one native call, instead of becoming a graph node.
 
-Why: on the host device a launch runs on the calling thread and is complete when it returns,
-so a few elements cost nothing to compute and everything to organize. A graph node, its plan,
+Why: a few elements cost nothing to compute and everything to organize. A graph node, its plan,
 its recipe, its buffer and the launch's packing are 20-40 µs of Python for a one-element
-``x + 1``; ``dpk._core.ImmediateOps`` does the operation in about 2 µs (docs/arrays.md,
-"Immediate operations"). Fusion has nothing to win on such arrays: it saves passes over memory,
-and a chain of immediate operations on a few elements costs less than building its graph.
+``x + 1`` on the host device, where ``dpk._core.ImmediateOps`` does the operation in about 2 µs
+(docs/arrays.md, "Immediate operations"); on a GPU they were most of a 16 µs operation whose
+launch costs the driver 3-5 µs. Fusion has nothing to win on such arrays: it saves passes over
+memory, and a chain of immediate operations on a few elements costs no more than building its
+graph and launching it once.
 
-An operation is immediate when every array operand is a materialized ``Array`` on the host
-device with 1 to ``MAX_ELEMENTS`` elements in C order (one element: any strides), the operands
+An operation is immediate when every array operand is a materialized ``Array`` with 1 to
+``MAX_ELEMENTS`` elements in C order (one element: any strides), on one device, the operands
 have one shape, the other operand (if any) is a Python bool, int or float, and ``learn`` below
 accepts the combination. In-place operators too, into x's memory, when the result's dtype is
 x's, x is writable, an array operand is x's very elements or does not overlap them, and no lazy
 result exists (it might read x). Everything else (lazy operands, NumPy operands, broadcasting,
-views with gaps, other devices, complex dtypes) takes the general path. The
-result is what the general path computes: the kernel is the one it generates for the same graph
-over the operands' elements as flat views, and the first call of each combination goes through
+views with gaps, complex dtypes) takes the general path. The result is what the general path
+computes: the kernel is the one it generates for the same graph over the operands' elements as
+flat views, launched the way it launches it (on the host device waited for, elsewhere
+asynchronous on the device's array queue), and the first call of each combination goes through
 the general path's checks (dtype rules, errors) before anything runs.
 
 ``learn`` declines, so the general path keeps:
@@ -50,13 +52,14 @@ _INT64 = (-(1 << 63), (1 << 63) - 1)
 def _learn(node_of, op, x, y):
     """What ImmediateOps needs to run ``row(x[, y])`` itself for operands of these types, dtypes
     and device: (kernel, queue, result dtype, device, native device, lowest and highest integer
-    scalar, the array operands' element sizes), or None when the combination keeps the general
-    path. The general path's errors propagate (nothing is cached then)."""
+    scalar, the array operands' element sizes, the group size of a flat launch or 0, whether
+    launches are waited for), or None when the combination keeps the general path. The general
+    path's errors propagate (nothing is cached then)."""
     row = _ROWS[op]
     operands = (x,) if y is None else (x, y)
     arrays = [o for o in operands if type(o) is Array]
     device = arrays[0]._device
-    if not device.is_host or diagnostics.enabled(2):
+    if diagnostics.enabled(2):
         return None
     scalars = [o for o in operands if type(o) is not Array]
     if row.name == "pow" and scalars:
@@ -86,12 +89,30 @@ def _learn(node_of, op, x, y):
                     lo, hi = D.int_range(dtype)
                     low, high = max(low, lo), min(high, hi)
     recipe = fusion._run_recipe(node, plan, (n,), (1,), node.dtype)
-    if not isinstance(recipe, tuple) or recipe[2] or tuple(recipe[1]) != (n,):
+    group = _launch_group(recipe, n)
+    if group is None:
         return None
     kernel = recipe[0]
     sizes = [a._dtype.itemsize for a in distinct] + [0]
     return (kernel.kernel, device.queue, node.dtype, device, device._dev, low, high,
-            sizes[0], sizes[1])
+            sizes[0], sizes[1], group, generated.waits_at_once(device))
+
+
+def _launch_group(recipe, n):
+    """How the native side launches the elementwise `recipe` over n elements: 0 for a Range
+    of n without further arguments (CPUs), the group size for the GPUs' flat NdRange whose only
+    further argument is n (fusion.LaunchShape), None for anything else (the general path)."""
+    if not isinstance(recipe, tuple):
+        return None  # (a vector recipe: long launches only)
+    _, index_range, tail = recipe
+    if not tail:
+        return 0 if tuple(index_range) == (n,) else None
+    group = fusion.GPU_GROUP
+    if list(tail) == [n] and isinstance(index_range, generated.NdRange) and \
+            index_range._global_range == (-(-n // group) * group,) and \
+            index_range._local_range == (group,):
+        return group
+    return None
 
 
 def _same_memory(a, b):
