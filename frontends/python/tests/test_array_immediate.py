@@ -195,6 +195,20 @@ def test_results_are_ordinary_arrays(device):
     assert_matches(z, np.arange(4) + 1.0)
 
 
+def test_the_block_pool_is_bounded_and_frees_past_it(device):
+    # 700 results of 8 KiB outgrow the pool's 4 MiB: the blocks past it are really freed (on
+    # devices with asynchronous launches after a wait for the queue), the others serve again.
+    x = to_dpk(np.arange(1024, dtype=np.float64), device)
+    results = [x + i for i in range(700)]
+    assert all(_is_immediate(r) for r in results[:3])
+    assert_matches(results[699], np.arange(1024) + 699.0)
+    del results
+    assert _core_loader.core().small_block_pooled_bytes() <= 4 << 20
+    again = [x * i for i in range(3)]
+    for i, r in enumerate(again):
+        assert_matches(r, np.arange(1024) * float(i))
+
+
 def test_a_lazy_reader_of_an_immediate_result_sees_its_value_then(device):
     x = to_dpk(np.arange(6, dtype=np.int64), device)
     y = x + 1  # immediate
