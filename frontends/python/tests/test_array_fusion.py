@@ -2,7 +2,7 @@
 equal to the unfused path, lazy results never observing later writes, the disk cache in a new
 process, diagnostics of fusion groups.
 
-These tests are about the graph: operations on small host arrays, which run at once
+These tests are about the graph: operations on small arrays, which run at once
 (dpk/arrays/immediate.py, tested in test_array_immediate.py), are switched off here."""
 
 import os
