@@ -9,12 +9,19 @@
 #include "RefCounted.h"
 #include "dpk/plugin.h"
 
+#include <cstdint>
 #include <string>
 
 namespace dpk::cuda {
 
 using plugin::fail;
 using plugin::RefCounted;
+
+/// A dpk pointer as the driver's device address: with unified addressing every device, managed
+/// and pinned host pointer is its own CUdeviceptr (memory.cpp).
+inline CUdeviceptr devicePointer(const void *ptr) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
+}
 
 /// The dpk status a driver result stands for.
 dpk_status_t mapCudaResult(CUresult result);

@@ -34,10 +34,6 @@ namespace {
 constexpr size_t LocalArgAlignment = 16;
 constexpr uint32_t InlineArgs = 32; // launches with more arguments allocate
 
-CUdeviceptr address(const void *ptr) {
-  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
-}
-
 const char *kindName(dpk_arg_kind_t kind) {
   switch (kind) {
   case DPK_ARG_POINTER:
@@ -62,7 +58,7 @@ dpk_status_t fillByDoubling(CUstream stream, CUdeviceptr dst, const void *patter
   std::vector<unsigned char> staging(first);
   for (size_t i = 0; i < first; i += patternSize)
     std::memcpy(staging.data() + i, pattern, patternSize);
-  CUDA_RETURN_ON_FAILURE(cu.memcpyAsync(dst, address(staging.data()), first, stream),
+  CUDA_RETURN_ON_FAILURE(cu.memcpyAsync(dst, devicePointer(staging.data()), first, stream),
                          "cuMemcpyAsync");
   for (size_t filled = first; filled < bytes;) {
     size_t n = bytes - filled < filled ? bytes - filled : filled;
@@ -74,7 +70,7 @@ dpk_status_t fillByDoubling(CUstream stream, CUdeviceptr dst, const void *patter
 
 dpk_status_t fill(CUstream stream, void *dst, const void *pattern, size_t patternSize,
                   size_t bytes) {
-  CUdeviceptr d = address(dst);
+  CUdeviceptr d = devicePointer(dst);
   size_t count = bytes / patternSize;
   bool aligned = reinterpret_cast<uintptr_t>(dst) % patternSize == 0;
   switch (patternSize) {
@@ -129,8 +125,9 @@ dpk_status_t enqueueCopy(dpk_pl_event_t *outEvent, dpk_pl_queue_t handle, void *
   if (bytes >= PeerCheckMinBytes)
     enablePeerAccessFor(*queue.context, dst, src);
   if (bytes && read != DPK_SUCCESS)
-    CUDA_RETURN_ON_FAILURE(cu.memcpyAsync(address(dst), address(src), bytes, queue.stream),
-                           "cuMemcpyAsync");
+    CUDA_RETURN_ON_FAILURE(
+        cu.memcpyAsync(devicePointer(dst), devicePointer(src), bytes, queue.stream),
+        "cuMemcpyAsync");
   return endCommandEvent(queue, event, outEvent);
 }
 

@@ -50,7 +50,7 @@ CUresult allocate(dpk_mem_kind_t kind, size_t bytes, void **base) {
 CUresult freeAllocation(const Allocation &allocation) {
   if (allocation.kind == DPK_MEM_HOST)
     return cu.memFreeHost(allocation.base);
-  return cu.memFree(static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(allocation.base)));
+  return cu.memFree(devicePointer(allocation.base));
 }
 
 dpk_status_t memAlloc(void **out, dpk_pl_context_t handle, dpk_mem_kind_t kind, size_t size, size_t alignment) {

@@ -9,7 +9,7 @@ namespace {
 
 /// The device memory's context and device, or false for host memory and unknown pointers.
 bool owningContext(const void *ptr, CUcontext &context, int &ordinal) {
-  auto address = static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
+  CUdeviceptr address = devicePointer(ptr);
   if (cu.pointerGetAttribute(&context, CU_POINTER_ATTRIBUTE_CONTEXT, address) != CUDA_SUCCESS ||
       context == nullptr)
     return false;

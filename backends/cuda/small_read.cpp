@@ -44,10 +44,6 @@ DONE:
 }
 )";
 
-CUdeviceptr address(const void *ptr) {
-  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
-}
-
 /// The context's copy kernel, loaded on first use; null when the driver refused the module (then
 /// never asked again: reads keep the copy engine).
 CUfunction readKernel(Context &context) {
@@ -81,16 +77,16 @@ bool isSmallRead(Queue &queue, void *dst, const void *src, size_t bytes) {
     return false;
   CUcontext owner = nullptr;
   unsigned memoryType = 0;
-  if (cu.pointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, address(src)) !=
+  if (cu.pointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, devicePointer(src)) !=
           CUDA_SUCCESS ||
       owner != queue.context->native ||
-      cu.pointerGetAttribute(&memoryType, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, address(src)) !=
+      cu.pointerGetAttribute(&memoryType, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, devicePointer(src)) !=
           CUDA_SUCCESS ||
       memoryType != CU_MEMORYTYPE_DEVICE)
     return false;
   // Pageable host memory is the one kind the driver has no attributes for.
   CUcontext dstOwner = nullptr;
-  return cu.pointerGetAttribute(&dstOwner, CU_POINTER_ATTRIBUTE_CONTEXT, address(dst)) ==
+  return cu.pointerGetAttribute(&dstOwner, CU_POINTER_ATTRIBUTE_CONTEXT, devicePointer(dst)) ==
          CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -106,11 +102,12 @@ dpk_status_t smallRead(Queue &queue, void *dst, const void *src, size_t bytes) {
     queue.readStaging = nullptr;
     return DPK_ERROR_UNSUPPORTED;
   }
-  CUdeviceptr staging = address(queue.readStaging);
-  CUdeviceptr from = address(src);
+  CUdeviceptr staging = devicePointer(queue.readStaging);
+  CUdeviceptr from = devicePointer(src);
   uint64_t count = bytes;
   void *params[] = {&staging, &from, &count};
-  unsigned threads = bytes < MaxThreads ? static_cast<unsigned>((bytes + 31) / 32 * 32) : MaxThreads;
+  unsigned threads =
+      bytes < MaxThreads ? static_cast<unsigned>((bytes + 31) / 32 * 32) : MaxThreads;
   CUDA_RETURN_ON_FAILURE(
       cu.launchKernel(kernel, 1, 1, 1, threads, 1, 1, 0, queue.stream, params, nullptr),
       "cuLaunchKernel");
