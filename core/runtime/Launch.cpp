@@ -549,14 +549,6 @@ static Expected<Ref<Event>> routeByPolicy(Queue &queue, Kernel &kernel,
   return runOnHost(queue, kernel, config, args, deps, DPK_ERROR_PLACEMENT, cause);
 }
 
-/// Whether a launch asks its plugin for an event. An event costs a record per launch and a wait
-/// per event (most of an empty launch on a GPU): it is asked for only when someone can use it.
-/// Without one, the queue's wait learns of an asynchronous failure from queue_finish and names
-/// the kernel (Queue.h).
-static bool wantsPluginEvent(const Queue &queue, bool wantEvent) {
-  return wantEvent || diagnosticsEnabled(3) || !queue.finishReportsFailures();
-}
-
 /// What follows a submission the device accepted: the event is tracked (or the eventless launch
 /// counted) and, at diagnostics level 1 and up, the launch reported. `config` is the caller's.
 static Expected<Ref<Event>> recordLaunch(Queue &queue, Kernel &kernel,
@@ -611,7 +603,7 @@ static Expected<Ref<Event>> launchPlanned(Queue &queue, Kernel &kernel,
   Expected<std::vector<dpk_pl_event_t>> natives = queue.resolveDependencies(deps);
   if (!natives)
     return natives.takeError();
-  bool pluginEvent = wantsPluginEvent(queue, wantEvent);
+  bool pluginEvent = queue.needsPluginEvent(wantEvent);
   std::chrono::steady_clock::time_point start;
   if (diagnosticsEnabled(3))
     start = std::chrono::steady_clock::now();
@@ -698,7 +690,7 @@ Expected<Ref<Event>> launchUnchecked(Queue &queue, Kernel &kernel,
   Expected<PreparedKernels> native = prepareOnDevice(device, kernel, range, launchArgs);
   if (!native)
     return fallBackOrFail(queue, kernel, launch, launchArgs, deps, native.takeError());
-  bool pluginEvent = wantsPluginEvent(queue, wantEvent);
+  bool pluginEvent = queue.needsPluginEvent(wantEvent);
   // Only level 3 times launches; reading the clock is not free on the per-launch path.
   std::chrono::steady_clock::time_point start;
   if (diagnosticsEnabled(3))

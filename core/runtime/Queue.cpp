@@ -3,6 +3,7 @@
 
 #include "runtime/Device.h"
 #include "runtime/Kernel.h"
+#include "runtime/RuntimePolicy.h"
 
 namespace dpk::runtime {
 namespace {
@@ -94,6 +95,10 @@ void Queue::track(const Ref<Event> &event) {
   }
   submitted_.push_back(event);
   submittedCount_.store(submitted_.size());
+}
+
+bool Queue::needsPluginEvent(bool wanted) const {
+  return wanted || diagnosticsEnabled(3) || !finishReportsFailures_;
 }
 
 void Queue::noteEventlessLaunch(const Kernel &kernel) {

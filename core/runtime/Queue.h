@@ -55,6 +55,11 @@ public:
   /// Whether a launch without an out-event may skip the plugin event: true when the plugin's
   /// queue_finish reports asynchronous failures of commands that have no event.
   bool finishReportsFailures() const { return finishReportsFailures_; }
+  /// Whether a command asks its plugin for an event: when the caller wants one (`wanted`), when
+  /// diagnostics level 3 times each command, or when queue_finish would not report the
+  /// command's asynchronous failure. An event costs a record per command and a wait per event
+  /// (most of an empty launch on a GPU), so it is asked for only when someone can use it.
+  bool needsPluginEvent(bool wanted) const;
   /// Remembers a launch of `kernel` submitted without a plugin event, so that a failure
   /// queue_finish reports at the next wait can name it.
   void noteEventlessLaunch(const Kernel &kernel);

@@ -110,7 +110,7 @@ Expected<Ref<Event>> enqueueCopy(Queue &queue, void *dst, const void *src, size_
     Expected<std::vector<dpk_pl_event_t>> natives = queue.resolveDependencies(deps);
     if (!natives)
       return natives.takeError();
-    bool pluginEvent = wantEvent || timed || !queue.finishReportsFailures();
+    bool pluginEvent = queue.needsPluginEvent(wantEvent);
     dpk_pl_event_t native = nullptr;
     dpk_status_t status = device.plugin().table.enqueue_copy(
         pluginEvent ? &native : nullptr, queue.native(), dst, src, bytes,
