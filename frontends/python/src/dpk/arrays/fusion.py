@@ -395,12 +395,19 @@ def leaf_args(plan, device):
     return [leaf_arg(lf, device) for lf in plan.leaves if lf.op != "iota"]
 
 
-def leaf_arg(lf, device):
-    """The launch argument of leaf `lf` (a leaf with memory), kept in the leaf's memo: an
-    array's leaf has one address for life."""
+def leaf_memo(lf):
+    """Leaf `lf`'s memo, made on first use: what launches derive from a leaf's address and
+    geometry (its launch argument, its alignment, reductions' recipes), which an array's leaf
+    keeps for life."""
     memo = lf.memo
     if memo is None:
         memo = lf.memo = {}
+    return memo
+
+
+def leaf_arg(lf, device):
+    """The launch argument of leaf `lf` (a leaf with memory), kept in the leaf's memo."""
+    memo = leaf_memo(lf)
     arg = memo.get(device)
     if arg is None:
         arg = memo[device] = G.view_arg(lf.buffer.ptr + lf.offset * lf.dtype.itemsize, device)

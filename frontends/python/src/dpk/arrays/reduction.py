@@ -249,7 +249,7 @@ def reduce(op, node, axes, device):
     axes_key = tuple(sorted(axes))
     knobs = _knobs()
     is_leaf = node.op == "leaf"
-    memo_key = (op, axes_key, knobs)
+    memo_key = _memo_key(op, axes_key, knobs)
     memo = node.memo if is_leaf else None
     found = memo.get(memo_key) if memo else None
     if found is not None:
@@ -269,9 +269,7 @@ def reduce(op, node, axes, device):
         if is_leaf:
             # An array's leaf has one address and geometry for life (array_object._as_node):
             # its next reduction of this kind takes the recipe and arguments from here.
-            if node.memo is None:
-                node.memo = {}
-            node.memo[memo_key] = (recipe, head)
+            fusion.leaf_memo(node)[memo_key] = (recipe, head)
     if plan is not None and recipe.M:
         fusion_report(plan, recipe.steps[0].kernel, node, op)
     return run_recipe(recipe, head, device, op)
@@ -284,7 +282,12 @@ def memoized_full(op, leaf):
     memo = leaf.memo
     if memo is None:
         return None
-    return memo.get((op, tuple(range(len(leaf.shape))), _knobs()))
+    return memo.get(_memo_key(op, tuple(range(len(leaf.shape))), _knobs()))
+
+
+def _memo_key(op, axes_key, knobs):
+    """The key of a leaf's memoized reduction: the op, the sorted axes and the knobs."""
+    return (op, axes_key, knobs)
 
 
 def run_recipe(recipe, head, device, op):
@@ -370,11 +373,8 @@ def _aligned_leaves(plan, device):
 
 
 def _leaf_alignment(lf, width):
-    """fusion.vector_alignment of leaf `lf`'s first element, kept in the leaf's memo (an array's
-    leaf has one address for life)."""
-    memo = lf.memo
-    if memo is None:
-        memo = lf.memo = {}
+    """fusion.vector_alignment of leaf `lf`'s first element, kept in the leaf's memo."""
+    memo = fusion.leaf_memo(lf)
     key = ("align", width)
     align = memo.get(key)
     if align is None:

@@ -167,37 +167,32 @@ def _whole(x, name, acc):
     return Array._view(buf, 0, (), (), op.pair or op.acc_dtypes[op.result], device)
 
 
-def sum(x, /, *, axis=None, dtype=None, keepdims=False):  # noqa: A001
-    _check(x, "sum()")
-    acc = _sum_dtype(x, dtype)
-    if axis is None and dtype is None and not keepdims:
-        whole = _whole(x, "sum", acc)
+def _reduce(x, name, axis, keepdims, acc, shortcut):
+    """`name` of x over `axis` into `acc`: a whole materialized array straight from its leaf
+    (_whole) when `shortcut` allows it (no dtype asked for, a dtype make_op takes), else the
+    general path."""
+    if shortcut and axis is None and not keepdims:
+        whole = _whole(x, name, acc)
         if whole is not None:
             return whole
-    axes = normalize_axes(x, axis, "sum()")
-    return run_reduction(x, "sum", axes, keepdims, acc)
+    what = f"{name}()"
+    return run_reduction(x, name, normalize_axes(x, axis, what), keepdims, acc, what=what)
+
+
+def sum(x, /, *, axis=None, dtype=None, keepdims=False):  # noqa: A001
+    _check(x, "sum()")
+    return _reduce(x, "sum", axis, keepdims, _sum_dtype(x, dtype), dtype is None)
 
 
 def prod(x, /, *, axis=None, dtype=None, keepdims=False):
     _check(x, "prod()")
-    acc = _sum_dtype(x, dtype)
-    if axis is None and dtype is None and not keepdims:
-        whole = _whole(x, "prod", acc)
-        if whole is not None:
-            return whole
-    axes = normalize_axes(x, axis, "prod()")
-    return run_reduction(x, "prod", axes, keepdims, acc)
+    return _reduce(x, "prod", axis, keepdims, _sum_dtype(x, dtype), dtype is None)
 
 
 def _minmax(name):
     def fn(x, /, *, axis=None, keepdims=False):
         _check(x, f"{name}()")
-        if axis is None and not keepdims and x._dtype.kind != "c":
-            whole = _whole(x, name, x._dtype)
-            if whole is not None:
-                return whole
-        axes = normalize_axes(x, axis, f"{name}()")
-        return run_reduction(x, name, axes, keepdims, x.dtype, what=f"{name}()")
+        return _reduce(x, name, axis, keepdims, x._dtype, x._dtype.kind != "c")
     fn.__name__ = name
     fn.__doc__ = f"The {'smallest' if name == 'min' else 'largest'} element (NaN propagates)."
     return fn
